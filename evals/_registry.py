@@ -1,0 +1,19 @@
+"""Entry point for inspect (``[project.entry-points.inspect_ai]``): registers looplab's model
+and sandbox providers so the ``inspect`` CLI finds ``scripted/...`` and ``looplab-docker``."""
+
+from inspect_ai.model import modelapi
+
+
+@modelapi(name="scripted")
+def scripted() -> type:
+    from evals.scripted_provider import ScriptedModelAPI
+
+    return ScriptedModelAPI
+
+
+try:  # the sandbox provider needs the docker SDK only; keep model registration independent
+    import sandboxes.docker_provider  # noqa: F401
+except ImportError as e:  # pragma: no cover - reported when the sandbox is actually requested
+    import warnings
+
+    warnings.warn(f"looplab-docker sandbox unavailable: {e}", stacklevel=1)

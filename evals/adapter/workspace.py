@@ -1,0 +1,41 @@
+"""A harness ``Workspace`` backed by an inspect sandbox (looplab-docker, local, k8s...)."""
+
+from __future__ import annotations
+
+from inspect_ai.util import OutputLimitExceededError, SandboxEnvironment
+
+from harness.workspace import ExecResult
+
+
+class SandboxWorkspace:
+    def __init__(self, sandbox: SandboxEnvironment, root: str) -> None:
+        self.sandbox = sandbox
+        self.root = root
+
+    @classmethod
+    async def open(cls, sandbox: SandboxEnvironment) -> SandboxWorkspace:
+        res = await sandbox.exec(["pwd"])
+        return cls(sandbox, res.stdout.strip() or "/")
+
+    async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        try:
+            res = await self.sandbox.exec(
+                ["bash", "-c", command], cwd=self.root,
+                timeout=int(timeout) if timeout else None,
+            )
+        except TimeoutError:
+            return ExecResult(exit_code=124, stderr=f"timed out after {timeout}s", timed_out=True)
+        except OutputLimitExceededError as e:
+            # The command ran; only its output was too large for the sandbox transport.
+            return ExecResult(exit_code=-1, stdout=e.truncated_output or "",
+                              stderr=f"[output limit exceeded: {e.limit_str}]")
+        return ExecResult(exit_code=res.returncode, stdout=res.stdout, stderr=res.stderr)
+
+    async def read_file(self, path: str) -> str:
+        return await self.sandbox.read_file(self._abs(path), text=True)
+
+    async def write_file(self, path: str, content: str) -> None:
+        await self.sandbox.write_file(self._abs(path), content)
+
+    def _abs(self, path: str) -> str:
+        return path if path.startswith("/") else f"{self.root.rstrip('/')}/{path}"

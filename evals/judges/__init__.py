@@ -1,0 +1,11 @@
+"""Judges: black-box verdicts for checklist items, named in scenario files.
+
+A judge is a small factory: ``judge(params) -> async (Evidence) -> Verdict``. It reads only what
+any harness leaves behind: files and counters in the sandbox, the transcript, what the scripted
+actor observed, and the run's ending. Add one with ``@judge("name", Params)``.
+"""
+
+from evals.judges.base import JUDGES, Evidence, Verdict, judge
+from evals.judges import builtin as _builtin  # noqa: F401  (registers the judges)
+
+__all__ = ["JUDGES", "Evidence", "Verdict", "judge"]

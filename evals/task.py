@@ -1,0 +1,96 @@
+"""The looplab inspect task: scenarios × one configuration (a harness preset or a peer)."""
+
+from __future__ import annotations
+
+import warnings
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import get_model
+from inspect_ai.solver import Solver, chain
+
+from evals.agents import looplab_agent, setup_workspace
+from evals.scorers import checklist
+from harness.presets import PresetError, get_preset, preset_names
+from scenarios.loader import load_library, select
+from scenarios.schema import Scenario
+
+PEERS = ("inspect-react",)
+"""Configurations that are not our harness: peer agents scored by the same suite."""
+
+
+def configurations() -> list[str]:
+    return preset_names() + list(PEERS)
+
+
+def sample_for(s: Scenario) -> Sample:
+    return Sample(
+        id=s.id, input=s.prompt,
+        metadata={"scenario_id": s.id, "title": s.title, "family": s.family,
+                  "probes": list(s.probes), "corpus": s.corpus},
+    )
+
+
+def _pinned_scenario() -> str | None:
+    """``--model scripted/<scenario-id>`` pins one scenario."""
+    try:
+        name = str(get_model())
+    except Exception:
+        return None
+    if name.startswith("scripted/") and name.split("/", 1)[1] in load_library():
+        return name.split("/", 1)[1]
+    return None
+
+
+def sandbox_spec(name: str) -> tuple[str, object] | str:
+    if name == "docker":
+        from sandboxes.docker_provider import DockerSandboxConfig
+
+        return ("looplab-docker", DockerSandboxConfig())
+    if name == "local":
+        warnings.warn(
+            "sandbox=local runs scenario commands directly on this machine (scenarios aim only at "
+            "files inside a temporary workspace, but nothing is isolated)", stacklevel=2,
+        )
+        return "local"
+    raise ValueError(f"unknown sandbox {name!r}; valid: docker, local")
+
+
+def agent_for(config: str, fallbacks: list[str]) -> Solver:
+    if config in PEERS:
+        from evals.peers import peer_agent
+
+        return peer_agent(config)
+    try:
+        return looplab_agent(get_preset(config), fallbacks)
+    except PresetError as e:
+        raise ValueError(f"task argument config: {e}; peers: {', '.join(PEERS)}") from e
+
+
+@task
+def looplab_suite(
+    config: str = "looplab",
+    scenarios: str = "",
+    family: str = "",
+    sandbox: str = "docker",
+    fallbacks: str = "",
+) -> Task:
+    """Run scenarios against one configuration.
+
+    Args:
+        config: a harness preset (``naive``, ``looplab``...) or a peer (``inspect-react``).
+        scenarios: comma-separated scenario ids (default: all, or the one pinned by
+            ``--model scripted/<id>``).
+        family: only scenarios of this checklist family.
+        sandbox: ``docker`` (default, isolated) or ``local`` (no isolation; warned).
+        fallbacks: comma-separated fallback model names for real models.
+    """
+    ids = scenarios or _pinned_scenario() or ""
+    chosen = select(ids or None, family or None)
+    return Task(
+        dataset=MemoryDataset([sample_for(s) for s in chosen], name="looplab-scenarios"),
+        solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f])),
+        scorer=checklist(),
+        sandbox=sandbox_spec(sandbox),
+        name="looplab_suite",
+    )

@@ -1,0 +1,147 @@
+"""The agent loop: one small class. ``step()`` is ``execute(query())``.
+
+Every ending is a typed ``ExitStatus`` (raised as ``RunEnded`` inside, returned in ``RunResult``).
+Errors the model should see (a failing command, an unknown tool, bad arguments) become tool
+results; errors that end the run are ``RunEnded``. Limits are checked in one place
+(``check_limits``). Controls plug in through hooks (``harness.controls.base.Control``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+
+from pydantic import BaseModel, ConfigDict
+
+from harness.config import HarnessConfig
+from harness.controls import Control, build_controls
+from harness.events import EventSink, RunEvent, subsystem_logger
+from harness.executor import ToolExecutor
+from harness.messages import Message
+from harness.model import Model, ModelReply, Usage
+from harness.prompt_builder import build_system_prompt
+from harness.router import ModelRouter
+from harness.state import RunState
+from harness.status import ExitStatus, RunEnded
+from harness.tools import Tool, resolve_tools
+from harness.workspace import Workspace
+
+log = subsystem_logger("loop")
+
+
+class RunResult(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    status: ExitStatus
+    message: str = ""
+    """Why the run ended (for non-completed statuses) or the final answer."""
+    messages: list[Message]
+    usage: Usage
+    turns: int
+    tool_calls: int
+    model_calls: int
+    events: list[RunEvent]
+
+
+class Agent:
+    def __init__(
+        self,
+        config: HarnessConfig,
+        models: Model | list[Model],
+        workspace: Workspace,
+        *,
+        tools: list[Tool] | None = None,
+        controls: list[Control] | None = None,
+        on_event: EventSink | None = None,
+    ) -> None:
+        self.config = config
+        self.router = ModelRouter(models if isinstance(models, list) else [models], config.failover)
+        self.workspace = workspace
+        self.tools = tools if tools is not None else resolve_tools(config.tools)
+        self.controls = controls if controls is not None else build_controls(config)
+        self.on_event = on_event
+        self.executor = ToolExecutor(config, self.tools, self.controls)
+        self._step_task: asyncio.Task[None] | None = None
+        self._interrupted = False
+
+    def interrupt(self) -> None:
+        """Stop the run now: the running model call or tool is cancelled (a tool's process group is
+        killed), the transcript so far is kept, and ``run`` returns ``INTERRUPTED``."""
+        self._interrupted = True
+        if self._step_task is not None and not self._step_task.done():
+            self._step_task.cancel()
+
+    async def run(self, task: str, history: list[Message] | None = None) -> RunResult:
+        """Run ``task`` to a typed ending. ``history`` resumes an earlier conversation (its system
+        message is kept; a new one is built when it has none)."""
+        state = RunState(self.config, self.workspace, self.tools, sink=self.on_event)
+        if history and history[0].role == "system":
+            state.messages = list(history)
+        else:
+            system = await build_system_prompt(self.config, self.workspace)
+            state.messages = [Message.system(system), *(history or [])]
+        state.messages.append(Message.user(task))
+        status, message = ExitStatus.ERROR, ""
+        self._interrupted = False
+        try:
+            while True:
+                if self._interrupted:
+                    raise RunEnded(ExitStatus.INTERRUPTED, "interrupted")
+                self._step_task = asyncio.ensure_future(self.step(state))
+                try:
+                    await self._step_task
+                except asyncio.CancelledError:
+                    if not self._interrupted:
+                        raise  # cancelled from outside: propagate after the finally block
+                    raise RunEnded(ExitStatus.INTERRUPTED, "interrupted") from None
+        except RunEnded as e:
+            status, message = e.status, e.message
+        except asyncio.CancelledError:
+            status, message = ExitStatus.INTERRUPTED, "cancelled"
+            raise
+        except Exception as e:  # a harness bug: end typed, keep the transcript
+            status, message = ExitStatus.ERROR, f"{type(e).__name__}: {e}"
+            state.emit("run.error", error=message, traceback=traceback.format_exc()[-2000:])
+        finally:
+            state.emit("run.completed", status=status.value, message=message[:500],
+                       turns=state.turns, tool_calls=state.tool_calls)
+            for c in self.controls:
+                try:
+                    await c.on_run_end(state, status.value, message)
+                except Exception:
+                    log.exception("control %s failed at run end", c.name)
+        return RunResult(
+            status=status, message=message, messages=state.messages, usage=state.usage,
+            turns=state.turns, tool_calls=state.tool_calls, model_calls=state.model_calls,
+            events=state.events,
+        )
+
+    async def step(self, state: RunState) -> None:
+        self.check_limits(state)
+        await self.execute(state, await self.query(state))
+
+    def check_limits(self, state: RunState) -> None:
+        limits = self.config.limits
+        if state.turns >= limits.max_turns:
+            raise RunEnded(ExitStatus.TURN_LIMIT, f"turn limit {limits.max_turns} reached")
+        if limits.max_tool_calls is not None and state.tool_calls >= limits.max_tool_calls:
+            raise RunEnded(ExitStatus.TOOL_CALL_LIMIT, f"tool-call limit {limits.max_tool_calls} reached")
+
+    async def query(self, state: RunState) -> ModelReply:
+        for c in self.controls:
+            await c.before_model(state)
+        reply = await self.router.generate(state, [t.spec for t in self.tools], self.controls)
+        state.turns += 1
+        state.usage = state.usage + reply.usage
+        state.messages.append(reply.message)
+        keep_going = False
+        for c in self.controls:
+            keep_going = await c.after_reply(state, reply) or keep_going
+        if not reply.message.tool_calls and not keep_going:
+            raise RunEnded(ExitStatus.COMPLETED, reply.message.content)
+        return reply
+
+    async def execute(self, state: RunState, reply: ModelReply) -> None:
+        await self.executor.execute(state, reply.message.tool_calls)
+        for c in self.controls:
+            await c.after_tools(state)

@@ -1,0 +1,68 @@
+"""Loading pattern files (YAML data under ``harness/security/``): one place, clear errors.
+
+Every pattern list the security controls use is data so it can be read, reviewed and extended
+without touching code. A bad regex names the file and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+PATTERN_DIR = Path(__file__).parent
+
+
+class PatternFileError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: str
+    regex: re.Pattern[str]
+    text: str
+    """Guidance, a description or a replacement template, depending on the file."""
+
+
+def _resolve(name_or_path: str) -> Path:
+    p = Path(name_or_path)
+    return p if p.is_absolute() or p.exists() else PATTERN_DIR / name_or_path
+
+
+@cache
+def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = re.IGNORECASE) -> tuple[Pattern, ...]:
+    """Patterns from ``section`` of a YAML file: a list of ``{id, pattern, <text_key>}``."""
+    path = _resolve(name_or_path)
+    if not path.is_file():
+        raise PatternFileError(f"pattern file {name_or_path!r} not found (looked at {path})")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    entries = data.get(section) if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise PatternFileError(f"{path}: expected a list under {section!r}")
+    out = []
+    for i, entry in enumerate(entries):
+        where = f"{path}: {section}[{i}]"
+        if not isinstance(entry, dict) or "pattern" not in entry:
+            raise PatternFileError(f"{where}: each entry needs 'pattern' (and 'id', {text_key!r})")
+        try:
+            rx = re.compile(str(entry["pattern"]), flags)
+        except re.error as e:
+            raise PatternFileError(f"{where} ({entry.get('id', '?')}): bad regex: {e}") from e
+        out.append(Pattern(str(entry.get("id", f"{section}-{i}")), rx, str(entry.get(text_key, ""))))
+    return tuple(out)
+
+
+@cache
+def compile_extra(patterns: tuple[str, ...], what: str, flags: int = re.IGNORECASE) -> tuple[re.Pattern[str], ...]:
+    """User-supplied extra regexes (from ``HarnessConfig``); a bad one names the config field."""
+    out = []
+    for p in patterns:
+        try:
+            out.append(re.compile(p, flags))
+        except re.error as e:
+            raise PatternFileError(f"{what}: bad regex {p!r}: {e}") from e
+    return tuple(out)

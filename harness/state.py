@@ -1,0 +1,46 @@
+"""``RunState``: all mutable state of one run in one place (seed 003, TurnRuntimeState)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from harness.config import HarnessConfig
+from harness.events import EventSink, RunEvent
+from harness.messages import Message
+from harness.model import Usage
+from harness.tools.base import Tool
+from harness.workspace import Workspace
+
+
+@dataclass
+class RunState:
+    config: HarnessConfig
+    workspace: Workspace
+    tools: list[Tool]
+    messages: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    tool_calls: int = 0
+    model_calls: int = 0
+    model_name: str = ""
+    """The model currently answering (changes on failover)."""
+    profile_id: str | None = None
+    """The auth profile (credential) currently answering, when the model has one."""
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """Unique id of this run (observability)."""
+    started_at: float = field(default_factory=time.time)
+    """Wall-clock start of the run (observability: ``duration_ms``)."""
+    events: list[RunEvent] = field(default_factory=list)
+    sink: EventSink | None = None
+
+    def emit(self, type: str, **data: object) -> RunEvent:
+        event = RunEvent(type=type, data=dict(data))
+        self.events.append(event)
+        if self.sink is not None:
+            self.sink(event)
+        return event
+
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]

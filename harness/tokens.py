@@ -1,0 +1,87 @@
+"""Token counting: exact when the model has a tokenizer, a chars/4 estimate otherwise.
+
+Seed 000 counts with the model's own tokenizer; seed 001 estimates ~4 characters per token. The
+counter asks the model once and remembers when it cannot count, so a model without a tokenizer
+costs nothing after the first call. Counts are cached per message fingerprint (estimates) and per
+history (exact counts), because compaction counts the same history several times per turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from harness.events import subsystem_logger
+from harness.messages import Message, estimate_tokens
+from harness.model import Model
+
+log = subsystem_logger("tokens")
+
+_CACHE_LIMIT = 8192
+"""Entries kept per cache before it is cleared (a run rarely has more distinct messages)."""
+
+
+def fingerprint(m: Message) -> tuple[Any, ...]:
+    """A hashable key that changes whenever anything the model would see in ``m`` changes."""
+    calls = tuple(
+        (c.id, c.name, json.dumps(c.arguments, sort_keys=True, default=str)) for c in m.tool_calls
+    )
+    return (m.role, m.content, m.thoughts, m.tool_call_id, m.name, calls)
+
+
+class TokenCounter:
+    """Counts tokens of a message list for one run.
+
+    ``use_model=False`` forces the estimate (seed 001), even when the model could count.
+    """
+
+    def __init__(self, model: Model | None = None, *, use_model: bool = True) -> None:
+        self.model = model
+        self.use_model = use_model
+        self._model_cannot_count: set[str] = set()
+        self._estimates: dict[tuple[Any, ...], int] = {}
+        self._exact: dict[tuple[str, tuple[tuple[Any, ...], ...]], int] = {}
+        self.last_exact: bool = False
+        """Whether the last ``count`` came from the model's tokenizer."""
+
+    def estimate_message(self, m: Message) -> int:
+        key = fingerprint(m)
+        n = self._estimates.get(key)
+        if n is None:
+            if len(self._estimates) >= _CACHE_LIMIT:
+                self._estimates.clear()
+            n = self._estimates[key] = estimate_tokens([m])
+        return n
+
+    def estimate(self, messages: Sequence[Message]) -> int:
+        return sum(self.estimate_message(m) for m in messages)
+
+    async def count(self, messages: Sequence[Message], model: Model | None = None) -> int:
+        """Tokens in ``messages``: the model's exact count when it offers one, else the estimate."""
+        model = model or self.model
+        exact = await self._exact_count(messages, model) if self.use_model else None
+        self.last_exact = exact is not None
+        return exact if exact is not None else self.estimate(messages)
+
+    async def count_message(self, m: Message, model: Model | None = None) -> int:
+        return await self.count([m], model)
+
+    async def _exact_count(self, messages: Sequence[Message], model: Model | None) -> int | None:
+        if model is None or model.name in self._model_cannot_count:
+            return None
+        key = (model.name, tuple(fingerprint(m) for m in messages))
+        if key in self._exact:
+            return self._exact[key]
+        try:
+            n = await model.count_tokens(list(messages))
+        except Exception:  # a broken tokenizer must not stop the run: estimate instead
+            log.warning("count_tokens failed on %s; estimating", model.name, exc_info=True)
+            n = None
+        if not isinstance(n, int) or isinstance(n, bool):
+            self._model_cannot_count.add(model.name)
+            return None
+        if len(self._exact) >= _CACHE_LIMIT:
+            self._exact.clear()
+        self._exact[key] = n
+        return n

@@ -1,0 +1,105 @@
+"""The ``Workspace`` protocol (where tools act) and a local-directory implementation.
+
+Implementations: :class:`LocalWorkspace` here; the inspect sandbox adapter in ``evals``.
+Paths are relative to the workspace root; confinement (``..``, absolute paths, symlinks) is a
+harness control (``harness.controls.paths``), not the workspace's job, so it can be switched off
+and probed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+
+class ExecResult(BaseModel):
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+
+    @property
+    def output(self) -> str:
+        """stdout and stderr as one text, the way a terminal shows them."""
+        if self.stderr and self.stdout:
+            return f"{self.stdout}\n{self.stderr}" if not self.stdout.endswith("\n") else self.stdout + self.stderr
+        return self.stdout or self.stderr
+
+
+@runtime_checkable
+class Workspace(Protocol):
+    """Where tools run.
+
+    ``exec`` never raises on a non-zero exit or a timeout: it returns ``timed_out=True`` and
+    ``exit_code=124``. ``read_file`` raises ``FileNotFoundError`` (missing) or
+    ``IsADirectoryError``; ``write_file`` creates parent directories.
+    """
+
+    root: str
+    """Absolute path of the working directory inside the workspace."""
+
+    async def exec(self, command: str, timeout: float | None = None) -> ExecResult: ...
+
+    async def read_file(self, path: str) -> str: ...
+
+    async def write_file(self, path: str, content: str) -> None: ...
+
+
+class LocalWorkspace:
+    """A directory on this machine. Commands run with ``bash -c`` in that directory.
+
+    This is the 'no Docker' path: commands really run on the host, so scenarios aim their
+    destructive probes at canary files inside the workspace only.
+    """
+
+    def __init__(self, root: str | Path, env: dict[str, str] | None = None) -> None:
+        self.root = str(Path(root).resolve())
+        Path(self.root).mkdir(parents=True, exist_ok=True)
+        self._env = {**os.environ, **(env or {})}
+
+    def _path(self, path: str) -> Path:
+        p = Path(path)
+        return p if p.is_absolute() else Path(self.root) / p
+
+    async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        proc = await asyncio.create_subprocess_exec(
+            "bash", "-c", command, cwd=self.root, env=self._env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # so a timeout can kill the whole process group
+        )
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout)
+        except (TimeoutError, asyncio.CancelledError) as e:
+            _kill_group(proc.pid)
+            await proc.wait()
+            if isinstance(e, asyncio.CancelledError):
+                raise
+            return ExecResult(exit_code=124, stderr=f"timed out after {timeout}s", timed_out=True)
+        return ExecResult(
+            exit_code=proc.returncode if proc.returncode is not None else -1,
+            stdout=out.decode("utf-8", errors="replace"),
+            stderr=err.decode("utf-8", errors="replace"),
+        )
+
+    async def read_file(self, path: str) -> str:
+        return await asyncio.to_thread(self._path(path).read_text, "utf-8", "replace")
+
+    async def write_file(self, path: str, content: str) -> None:
+        def _write() -> None:
+            p = self._path(path)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(content, encoding="utf-8")
+
+        await asyncio.to_thread(_write)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

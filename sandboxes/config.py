@@ -1,0 +1,135 @@
+"""Configuration of the looplab-docker sandbox: one frozen, hashable pydantic model.
+
+inspect uses a sandbox config object as a dict key, so every field is hashable (tuples of pairs
+rather than dicts). A *string* config is always a file path to inspect; `resolve_config` loads such
+a file (YAML or JSON) into the same model.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+DEFAULT_IMAGE = "looplab-sandbox:latest"
+"""Image built by sandboxes/setup.sh from sandboxes/Dockerfile."""
+
+_MEMORY_RE = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmg]?$", re.IGNORECASE)
+_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class DockerSandboxConfig(BaseModel):
+    """Isolation and resources of one looplab-docker sandbox container."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    image: str = DEFAULT_IMAGE
+    """Image the container runs (built by `make sandbox`)."""
+
+    network: bool = False
+    """Give the container a network. False (the default) means `network_mode="none"`:
+    only the loopback interface exists inside."""
+
+    memory: str = "1g"
+    """Memory limit in Docker's notation (`512m`, `1g`); swap is capped at the same value."""
+
+    cpus: float = 1.0
+    """CPU share, in cores (Docker's `--cpus`)."""
+
+    pids_limit: int = 256
+    """Maximum number of processes/threads inside the container (fork-bomb guard)."""
+
+    workdir: str = "/workspace"
+    """Working directory of the container; relative exec cwds and file paths resolve here."""
+
+    env: tuple[tuple[str, str], ...] = ()
+    """Environment variables of the container as (name, value) pairs; a dict is accepted."""
+
+    files: tuple[tuple[str, str], ...] = ()
+    """Files written into the container at sample start as (path, text content) pairs; relative
+    paths resolve against `workdir`. inspect writes `Sample.files` itself; this is for files every
+    sample of a task needs."""
+
+    @field_validator("env", "files", mode="before")
+    @classmethod
+    def _pairs_from_mapping(cls, value: Any) -> Any:
+        # YAML files and callers naturally write mappings; pairs keep the model hashable.
+        if isinstance(value, dict):
+            return tuple((str(k), str(v)) for k, v in value.items())
+        return value
+
+    @field_validator("memory")
+    @classmethod
+    def _check_memory(cls, value: str) -> str:
+        if not _MEMORY_RE.match(value):
+            raise ValueError(f"memory must look like '512m' or '1g', got {value!r}")
+        return value
+
+    @field_validator("cpus")
+    @classmethod
+    def _check_cpus(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError(f"cpus must be > 0, got {value}")
+        return value
+
+    @field_validator("pids_limit")
+    @classmethod
+    def _check_pids(cls, value: int) -> int:
+        if value < 8:
+            raise ValueError(f"pids_limit must be at least 8 (a shell needs a few), got {value}")
+        return value
+
+    @field_validator("workdir")
+    @classmethod
+    def _check_workdir(cls, value: str) -> str:
+        if not value.startswith("/"):
+            raise ValueError(f"workdir must be an absolute path, got {value!r}")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _check_env(cls, value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        for name, _ in value:
+            if not _ENV_NAME_RE.match(name):
+                raise ValueError(f"env: {name!r} is not a valid environment variable name")
+        return value
+
+    def docker_env(self) -> dict[str, str]:
+        """The `env` pairs as the mapping the Docker API takes."""
+        return dict(self.env)
+
+
+def resolve_config(config: object) -> DockerSandboxConfig:
+    """Turn what inspect hands a provider (None, a model, or a file path) into our config."""
+    if config is None:
+        return DockerSandboxConfig()
+    if isinstance(config, DockerSandboxConfig):
+        return config
+    if isinstance(config, str):
+        return _load_config_file(Path(config))
+    if isinstance(config, BaseModel):
+        raise ValueError(
+            f"looplab-docker: unsupported sandbox config type {type(config).__name__}; "
+            "pass a DockerSandboxConfig or the path of a YAML/JSON file with its fields"
+        )
+    raise ValueError(f"looplab-docker: unsupported sandbox config {config!r}")
+
+
+def _load_config_file(path: Path) -> DockerSandboxConfig:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ValueError(f"looplab-docker: cannot read sandbox config file {path}: {err}") from err
+    except yaml.YAMLError as err:
+        raise ValueError(f"looplab-docker: {path} is not valid YAML/JSON: {err}") from err
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"looplab-docker: {path} must hold a mapping of config fields")
+    try:
+        return DockerSandboxConfig.model_validate(data)
+    except ValidationError as err:
+        raise ValueError(f"looplab-docker: invalid sandbox config in {path}: {err}") from err

@@ -1,0 +1,99 @@
+"""``ActorView``: what the actor sees on one model call, with the questions policies ask of it.
+
+Policies derive all their state from the transcript, the way a model does: a harness that edits
+the history (compaction, interventions) changes what the actor does next.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from harness.messages import Message, ToolCall
+from harness.model import ToolSpec
+
+DEFAULT_INTERVENTION = (
+    r"(?i)loop detected|different approach|identical arguments|called \d+ times|"
+    r"repeating the same|stop repeating|same (failing )?call"
+)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    call: ToolCall
+    result: str
+    is_error: bool
+
+
+@dataclass
+class ActorView:
+    messages: list[Message]
+    tools: list[ToolSpec]
+    role: str = "primary"
+    """Which model the harness called (``primary`` or a fallback's role)."""
+    call_index: int = 1
+    """1-based index of this call for this role within the sample."""
+    _exchanges: list[Exchange] | None = field(default=None, repr=False)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    def exchanges(self) -> list[Exchange]:
+        """Tool calls and their results, in order (calls without a result are left out)."""
+        if self._exchanges is None:
+            results = {m.tool_call_id: m for m in self.messages if m.role == "tool"}
+            out = []
+            for m in self.messages:
+                for c in m.tool_calls if m.role == "assistant" else []:
+                    r = results.get(c.id)
+                    if r is not None:
+                        out.append(Exchange(c, r.content, r.is_error))
+            self._exchanges = out
+        return self._exchanges
+
+    def last_exchange(self) -> Exchange | None:
+        ex = self.exchanges()
+        return ex[-1] if ex else None
+
+    def feedback_texts(self) -> list[str]:
+        """Everything the harness or tools said back: tool results and non-first user messages."""
+        first_user = next((i for i, m in enumerate(self.messages) if m.role == "user"), -1)
+        return [
+            m.content for i, m in enumerate(self.messages)
+            if m.role == "tool" or (m.role == "user" and i != first_user)
+        ]
+
+    def saw(self, pattern: str) -> bool:
+        """Does any tool result or later user message match ``pattern`` (a regex)?"""
+        rx = re.compile(pattern)
+        return any(rx.search(t) for t in self.feedback_texts())
+
+    def intervened(self, pattern: str = DEFAULT_INTERVENTION) -> bool:
+        return self.saw(pattern)
+
+    def runs_of(self, command: str) -> int:
+        """How many executed calls ran ``command`` (whatever tool carried it)."""
+        return sum(1 for e in self.exchanges() if command_of(e.call) == command)
+
+    def has_read(self, path: str) -> bool:
+        """Has ``path`` been read (by a read tool, an editor view or ``cat``)?"""
+        for e in self.exchanges():
+            if e.call.arguments.get("path") == path and e.call.name != "write_file":
+                if e.call.arguments.get("command", "view") == "view":
+                    return True
+            if command_of(e.call) in (f"cat {path}", f"cat '{path}'"):
+                return True
+        return False
+
+    def task(self) -> str:
+        return next((m.content for m in self.messages if m.role == "user"), "")
+
+
+def command_of(call: ToolCall) -> str | None:
+    """The shell command a call carries, for any shell-like tool."""
+    for key in ("command", "cmd"):
+        value = call.arguments.get(key)
+        if isinstance(value, str):
+            return value.strip()
+    return None

@@ -1,0 +1,68 @@
+"""The checklist: every harness control as an item with a stable ID (data in ``checklist.yaml``).
+
+Scorers, the discrimination test and the reports read items from here; adding an item is adding
+a YAML entry.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+CHECKLIST_FILE = Path(__file__).parent / "checklist.yaml"
+
+FAMILIES = (
+    "loop", "context", "provider", "security", "orchestration", "sessions", "prompt",
+)
+"""Families in report order."""
+
+
+class ChecklistItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    """Stable ID, ``<family>.<name>``; never reused for another promise."""
+    title: str
+    """The promise, in one line."""
+    family: str
+    """One of ``FAMILIES``."""
+    seed: str
+    """Source document(s) in shared/seeds the control comes from, e.g. ``"004"`` or ``"000,001"``."""
+    figure: str = ""
+    """What the measured figure means (with unit), e.g. ``"identical calls executed"``."""
+    lower_is_better: bool = True
+    """Direction of the figure, for comparisons."""
+
+
+class ChecklistError(ValueError):
+    pass
+
+
+@cache
+def load_checklist(path: Path = CHECKLIST_FILE) -> tuple[ChecklistItem, ...]:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(raw, list):
+        raise ChecklistError(f"{path}: expected a list of items")
+    items: list[ChecklistItem] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(raw):
+        try:
+            item = ChecklistItem.model_validate(entry)
+        except ValidationError as e:
+            raise ChecklistError(f"{path}: item #{i + 1} ({entry.get('id', '?') if isinstance(entry, dict) else entry!r}): {e}") from e
+        if item.family not in FAMILIES:
+            raise ChecklistError(f"{path}: item {item.id}: family {item.family!r} not in {FAMILIES}")
+        if not item.id.startswith(item.family + "."):
+            raise ChecklistError(f"{path}: item {item.id}: id must start with '{item.family}.'")
+        if item.id in seen:
+            raise ChecklistError(f"{path}: duplicate item id {item.id}")
+        seen.add(item.id)
+        items.append(item)
+    return tuple(items)
+
+
+def checklist_by_id() -> dict[str, ChecklistItem]:
+    return {i.id: i for i in load_checklist()}

@@ -1,0 +1,90 @@
+"""Load scenario files, with errors that name the file and the field."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from scenarios.checklist import checklist_by_id
+from scenarios.schema import Scenario
+
+LIBRARY_DIR = Path(__file__).parent / "library"
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+def _format_validation(path: Path, e: ValidationError) -> str:
+    lines = [f"{path}: invalid scenario"]
+    for err in e.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        lines.append(f"  field {loc}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def load_scenario_file(path: Path) -> Scenario:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ScenarioError(f"{path}: not valid YAML: {e}") from e
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{path}: expected a mapping at top level")
+    try:
+        scenario = Scenario.model_validate(raw)
+    except ValidationError as e:
+        raise ScenarioError(_format_validation(path, e)) from e
+    known = checklist_by_id()
+    for item in scenario.probes:
+        if item not in known:
+            raise ScenarioError(f"{path}: field probes.{item}: unknown checklist item "
+                                f"(see scenarios/checklist.yaml)")
+    if path.stem != scenario.id:
+        raise ScenarioError(f"{path}: field id: {scenario.id!r} must match the file name {path.stem!r}")
+    _check_refs(path, scenario)
+    return scenario
+
+
+def _check_refs(path: Path, scenario: Scenario) -> None:
+    # Policies and judges are named in data; a typo should fail at load time, naming the field.
+    from scenarios.actor.policies import POLICIES
+
+    if scenario.actor.policy not in POLICIES:
+        raise ScenarioError(f"{path}: field actor.policy: unknown policy {scenario.actor.policy!r}; "
+                            f"known: {', '.join(sorted(POLICIES))}")
+    try:
+        POLICIES[scenario.actor.policy].params_model.model_validate(scenario.actor.params)
+    except ValidationError as e:
+        raise ScenarioError(_format_validation(path, e).replace("field ", "field actor.params.")) from e
+
+
+@cache
+def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
+    """All scenarios in ``directory`` by id (sorted by id)."""
+    if not directory.is_dir():
+        raise ScenarioError(f"scenario directory {directory} does not exist")
+    scenarios = [load_scenario_file(p) for p in sorted(directory.glob("*.yaml"))]
+    return {s.id: s for s in sorted(scenarios, key=lambda s: s.id)}
+
+
+def get_scenario(scenario_id: str) -> Scenario:
+    library = load_library()
+    if scenario_id not in library:
+        raise ScenarioError(f"unknown scenario {scenario_id!r}; valid ids: {', '.join(library)}")
+    return library[scenario_id]
+
+
+def select(ids: str | list[str] | None = None, family: str | None = None) -> list[Scenario]:
+    """Scenarios by comma-separated ids and/or family (all when both are empty)."""
+    library = load_library()
+    if isinstance(ids, str):
+        ids = [i.strip() for i in ids.split(",") if i.strip()]
+    chosen = [get_scenario(i) for i in ids] if ids else list(library.values())
+    if family:
+        chosen = [s for s in chosen if s.family == family]
+        if not chosen:
+            raise ScenarioError(f"no scenario in family {family!r}")
+    return chosen

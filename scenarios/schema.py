@@ -1,0 +1,91 @@
+"""Scenario files (YAML, data only) and their schema.
+
+A scenario sets up a workspace, gives the agent a task, names the actor policy that plays the
+model (with parameters), schedules provider faults, and says which checklist items it probes and
+how each is judged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+FaultKind = Literal[
+    "rate_limit", "overloaded", "quota_exceeded", "auth_error", "context_overflow", "bad_request",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FaultRule(_Strict):
+    """Raise a provider fault on a schedule, for one model role."""
+
+    model: str = "primary"
+    """Model role: ``primary`` (the model the task was given) or a fallback's role name (the part
+    after ``scripted/``, e.g. ``backup``); ``*`` for every model."""
+    kind: FaultKind
+    """What the provider answers."""
+    from_call: int = Field(1, ge=1)
+    """First call (1-based, counted per model role within one sample) that fails."""
+    until_call: int | None = Field(None, ge=1)
+    """Last failing call (inclusive); ``None``: every call from ``from_call`` on."""
+    retry_after: float | None = None
+    """``Retry-After`` seconds advertised with rate-limit/overloaded faults."""
+
+    def applies(self, role: str, call_index: int) -> bool:
+        if self.model not in ("*", role):
+            return False
+        return call_index >= self.from_call and (self.until_call is None or call_index <= self.until_call)
+
+
+class ActorSpec(_Strict):
+    policy: str
+    """Name of the actor policy (``scenarios.actor.policies``) that plays the model."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Parameters for the policy (validated by the policy's own params model)."""
+
+
+class JudgeSpec(_Strict):
+    judge: str
+    """Name of the judge (``evals.judges``) that scores this item."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Parameters for the judge (thresholds, file paths, markers...)."""
+
+
+class Scenario(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    """Stable ID (kebab-case); also the sample id and the ``scripted/<id>`` model name."""
+    title: str
+    """One line: the failure this scenario reproduces."""
+    family: str
+    """Checklist family of the items it probes."""
+    probes: dict[str, JudgeSpec]
+    """Checklist item id → how it is judged. At least one."""
+    prompt: str
+    """The task given to the agent (the user message)."""
+    n_ctx: int = Field(16_384, ge=256)
+    """Context window the actor enforces (tokens, chars/4): a larger input is answered with a
+    context-overflow error like vLLM's HTTP 400."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Workspace files (path relative to the workspace → content) created before the run."""
+    setup: list[str] = Field(default_factory=list)
+    """Shell commands run in the workspace before the agent starts (e.g. ``chmod +x``)."""
+    actor: ActorSpec
+    faults: list[FaultRule] = Field(default_factory=list)
+    fallback_models: list[str] = Field(default_factory=list)
+    """Fallback chain used with a scripted primary model, e.g. ``["scripted/backup"]``."""
+    markers: list[str] = Field(default_factory=list)
+    """Strings the actor watches for in its input (reported per call in its observations)."""
+    corpus: Literal["poisoned", "benign"] | None = None
+    """Injection-corpus samples: poisoned or benign (for block-rate / false-positive reports)."""
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("probes")
+    @classmethod
+    def _non_empty(cls, v: dict[str, JudgeSpec]) -> dict[str, JudgeSpec]:
+        if not v:
+            raise ValueError("a scenario must probe at least one checklist item")
+        return v
