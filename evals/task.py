@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
+
+import yaml
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
 from inspect_ai.solver import Solver, chain
+from pydantic import ValidationError
 
 from evals.agents import looplab_agent, setup_workspace
 from evals.scorers import checklist
@@ -56,15 +60,34 @@ def sandbox_spec(name: str) -> tuple[str, object] | str:
     raise ValueError(f"unknown sandbox {name!r}; valid: docker, local")
 
 
-def agent_for(config: str, fallbacks: list[str]) -> Solver:
+def parse_overrides(text: str) -> dict[str, Any]:
+    """``"a.b=false,c=3"`` → ``{"a": {"b": False}, "c": 3}`` (values parsed as YAML scalars)."""
+    out: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, raw = part.partition("=")
+        if not sep or not key:
+            raise ValueError(f"task argument overrides: {part!r} is not key=value")
+        node = out
+        *parents, leaf = key.strip().split(".")
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[leaf] = yaml.safe_load(raw)
+    return out
+
+
+def agent_for(config: str, fallbacks: list[str], overrides: str = "") -> Solver:
     if config in PEERS:
+        if overrides:
+            raise ValueError(f"task argument overrides: not supported for peer {config!r}")
         from evals.peers import peer_agent
 
         return peer_agent(config)
     try:
-        return looplab_agent(get_preset(config), fallbacks)
+        return looplab_agent(get_preset(config, **parse_overrides(overrides)), fallbacks)
     except PresetError as e:
         raise ValueError(f"task argument config: {e}; peers: {', '.join(PEERS)}") from e
+    except ValidationError as e:
+        raise ValueError(f"task argument overrides: {e}") from e
 
 
 @task
@@ -74,6 +97,7 @@ def looplab_suite(
     family: str = "",
     sandbox: str = "docker",
     fallbacks: str = "",
+    overrides: str = "",
 ) -> Task:
     """Run scenarios against one configuration.
 
@@ -84,12 +108,13 @@ def looplab_suite(
         family: only scenarios of this checklist family.
         sandbox: ``docker`` (default, isolated) or ``local`` (no isolation; warned).
         fallbacks: comma-separated fallback model names for real models.
+        overrides: ``key=value`` changes to the preset, e.g. ``loop_detection.enabled=false``.
     """
     ids = scenarios or _pinned_scenario() or ""
     chosen = select(ids or None, family or None)
     return Task(
         dataset=MemoryDataset([sample_for(s) for s in chosen], name="looplab-scenarios"),
-        solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f])),
+        solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f], overrides)),
         scorer=checklist(),
         sandbox=sandbox_spec(sandbox),
         name="looplab_suite",

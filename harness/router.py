@@ -1,88 +1,164 @@
-"""Model calls with failover (seed 004 ``run_with_model_fallback``).
+"""Model calls with auth-profile rotation and model failover (seed 004 "failover").
 
-The router owns the fallback chain. Retriable faults (rate limit, overloaded, quota, auth) move to
-the next model; non-retriable ones end the run at once without trying fallbacks; when every model
-has failed the run ends with ``FALLBACKS_EXHAUSTED`` (the transcript is saved by the loop).
+``ModelRouter(models, config)`` takes a list of models. Entries with the same ``name`` are the
+auth profiles (credentials) of one model: a model may expose ``profile_id``; without one the
+entry is named ``<model>#<n>``. The distinct names, in order, are the fallback chain.
+
+On a retriable fault (rate limit, overloaded, quota, auth, timeout) the failing profile goes into
+a cooldown (per reason, or the provider's ``Retry-After``); the next usable profile of the same
+model is tried, then the next model (with a handoff note). When the last model has only cooling
+profiles the router waits for the soonest one if it frees within ``max_wait_s``, else the run
+ends with ``FALLBACKS_EXHAUSTED`` (the loop keeps the transcript). Non-retriable faults end the
+run at once with ``PROVIDER_ERROR``, without trying fallbacks. Before any of that, a control may
+repair the cause once per call (``on_provider_error``, e.g. compaction after an overflow).
 """
 
 from __future__ import annotations
 
 import asyncio
-
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
+from harness.auth_profiles import AuthProfile, Clock, ProfilePool
 from harness.config import FailoverConfig
+from harness.events import subsystem_logger
 from harness.messages import Message
 from harness.model import Model, ModelReply, ProviderError, ToolSpec
+from harness.prompts import load_prompt
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
 
 if TYPE_CHECKING:
     from harness.controls.base import Control
 
-HANDOFF_NOTE = (
-    "[harness] The previous model ({old}) failed with {kind} and is out of service for this run. "
-    "You ({new}) are now the orchestrator of this session: continue the task from the "
-    "conversation so far; do not redo work that is already done."
-)
+log = subsystem_logger("failover")
+
+Sleep = Callable[[float], Awaitable[None]]
 
 
 class ModelRouter:
-    def __init__(self, models: list[Model], config: FailoverConfig) -> None:
+    def __init__(
+        self,
+        models: list[Model],
+        config: FailoverConfig,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
         if not models:
             raise ValueError("at least one model is required")
-        self.models = models if config.enabled else models[:1]
         self.config = config
+        self.models = models if config.enabled else models[:1]
+        self.pool = ProfilePool(config, clock)
+        self.sleep = sleep
+        self.chain: list[str] = []
+        self.entries: dict[str, list[tuple[AuthProfile, Model]]] = {}
+        for m in self.models:
+            if m.name not in self.entries:
+                self.chain.append(m.name)
+                self.entries[m.name] = []
+            same = self.entries[m.name]
+            pid = getattr(m, "profile_id", None) or f"{m.name}#{len(same)}"
+            if any(p.id == pid for p, _ in same):
+                raise ValueError(f"model {m.name!r}: duplicate auth profile id {pid!r}")
+            same.append((AuthProfile(id=pid, model=m.name), m))
         self.current = 0
+        """Index in ``chain`` of the model in service; it only moves forward within a run."""
+        self._run: RunState | None = None
 
     @property
     def model(self) -> Model:
-        return self.models[self.current]
+        """The entry that would answer next (the best profile of the model in service)."""
+        return self._best(self.chain[self.current])[1]
+
+    def _best(self, name: str) -> tuple[AuthProfile, Model]:
+        entries = self.entries[name]
+        best = self.pool.order([p for p, _ in entries])[0]
+        return next(e for e in entries if e[0] is best)
 
     async def generate(
         self, run: RunState, tools: list[ToolSpec], controls: Sequence[Control] = ()
     ) -> ModelReply:
-        attempts = 0
-        repaired = 0
+        if run is not self._run:  # a new run starts again at the head of the chain
+            self._run, self.current = run, 0
+        profile, model = await self._select(run, None, None)
+        attempts = repaired = 0
         while True:
-            model = self.model
-            run.model_name = model.name
+            run.model_name, run.profile_id = model.name, profile.id
+            run.provider = getattr(model, "provider", None) or ""
             run.model_calls += 1
             try:
-                return await model.generate(run.messages, tools)
+                reply = await model.generate(run.messages, tools)
             except ProviderError as e:
-                attempts += 1
-                run.emit("provider.error", model=model.name, kind=e.kind, status=e.status,
-                         message=e.message[:300])
+                run.emit("provider.error", model=model.name, profile=profile.id, kind=e.kind,
+                         status=e.status, retry_after=e.retry_after, message=e.message[:300])
                 # A control may repair the cause (e.g. compact after an overflow); the same
                 # oversize request is never resent in a loop: one repair per model call.
                 if repaired == 0 and await _any_repaired(controls, run, e):
                     repaired += 1
                     continue
-                await self._on_error(run, e, attempts)
-                if self.model is not model:
-                    attempts = 0
+                self._raise_if_final(e)
+                attempts += 1
+                cooldown = self.pool.mark_failure(profile, e.kind, e.retry_after)
+                run.emit("auth.cooldown", profile=profile.id, kind=e.kind, seconds=cooldown,
+                         failures=profile.consecutive_failures)
+                if attempts < self.config.max_attempts_per_model:
+                    await self.sleep(max(self.config.backoff_s, e.retry_after or 0.0))
+                    continue
+                attempts = 0
+                profile, model = await self._select(run, e, profile)
+                continue
+            self.pool.mark_success(profile)
+            return reply
 
-    async def _on_error(self, run: RunState, e: ProviderError, attempts: int) -> None:
+    def _raise_if_final(self, e: ProviderError) -> None:
         if e.kind == "context_overflow":
             raise RunEnded(ExitStatus.CONTEXT_OVERFLOW, e.message)
         if not self.config.enabled or not e.retriable:
+            # Non-retriable: another credential or model would fail the same way.
             raise RunEnded(ExitStatus.PROVIDER_ERROR, f"{e.kind}: {e.message}")
-        if attempts < self.config.max_attempts_per_model:
-            await asyncio.sleep(max(self.config.backoff_s, e.retry_after or 0.0))
-            return
-        if self.current + 1 >= len(self.models):
+
+    async def _select(
+        self, run: RunState, error: ProviderError | None, failed: AuthProfile | None
+    ) -> tuple[AuthProfile, Model]:
+        """The entry to call next: a usable profile of the model in service, else the next
+        model in the chain, else (last model) wait for the soonest cooldown or give up."""
+        while True:
+            name = self.chain[self.current]
+            profile, model = self._best(name)
+            if not self.pool.is_cooling(profile):
+                if failed is not None and profile is not failed and profile.model == failed.model:
+                    run.emit("auth.rotate", model=name, old=failed.id, new=profile.id)
+                return profile, model
+            if self.current + 1 < len(self.chain):
+                self._switch(run, error)
+                continue
+            wait = self.pool.remaining(profile)
+            if wait <= self.config.max_wait_s:
+                run.emit("auth.wait", profile=profile.id, seconds=round(wait, 3))
+                await self.sleep(wait)
+                return profile, model
+            tried = [f"{p.id} ({p.last_error or 'cooling'})" for n in self.chain
+                     for p, _ in self.entries[n]]
+            run.emit("failover.exhausted", tried=tried)
             raise RunEnded(
                 ExitStatus.FALLBACKS_EXHAUSTED,
-                f"all models failed: {[m.name for m in self.models]} (last: {e.kind})",
+                f"all models and auth profiles failed: {tried} "
+                f"(last: {error.kind if error else 'cooling'})",
             )
-        old = self.model.name
+
+    def _switch(self, run: RunState, error: ProviderError | None) -> None:
+        old = self.chain[self.current]
         self.current += 1
-        run.emit("failover.switch", old=old, new=self.model.name, kind=e.kind)
+        new = self.chain[self.current]
+        reason = f"failed with {error.kind}" if error else "all its credentials are cooling down"
+        log.warning("switching model %s -> %s (%s)", old, new, reason)
+        run.emit("failover.switch", old=old, new=new, kind=error.kind if error else "cooldown")
         if self.config.handoff_note:
             run.messages.append(Message.user(
-                HANDOFF_NOTE.format(old=old, kind=e.kind, new=self.model.name), origin="harness"
+                load_prompt("failover_handoff.md").format(old=old, new=new, reason=reason),
+                origin="harness",
             ))
 
 

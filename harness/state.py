@@ -26,6 +26,8 @@ class RunState:
     model_calls: int = 0
     model_name: str = ""
     """The model currently answering (changes on failover)."""
+    provider: str = ""
+    """Provider of the model currently answering (its ``provider`` attribute), when it says."""
     profile_id: str | None = None
     """The auth profile (credential) currently answering, when the model has one."""
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)

@@ -18,6 +18,7 @@ DEFAULT_IMAGE = "looplab-sandbox:latest"
 """Image built by sandboxes/setup.sh from sandboxes/Dockerfile."""
 
 _MEMORY_RE = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmg]?$", re.IGNORECASE)
+_CAP_RE = re.compile(r"^(CAP_)?[A-Z_]+$")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -41,6 +42,13 @@ class DockerSandboxConfig(BaseModel):
 
     pids_limit: int = 256
     """Maximum number of processes/threads inside the container (fork-bomb guard)."""
+
+    cap_add: tuple[str, ...] = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
+    """Capabilities given back after dropping all of them. The default lets root inside the
+    container act as root on its own files only: without CHOWN, `tar x` of an archive fails
+    (it restores owners), and without DAC_OVERRIDE/FOWNER root cannot read, chmod or delete
+    files a non-root exec user created. No SETUID/SETGID, NET_*, or SYS_*: exec users are switched
+    by the engine, not inside. Set `()` for a container with no capabilities at all."""
 
     workdir: str = "/workspace"
     """Working directory of the container; relative exec cwds and file paths resolve here."""
@@ -81,6 +89,14 @@ class DockerSandboxConfig(BaseModel):
         if value < 8:
             raise ValueError(f"pids_limit must be at least 8 (a shell needs a few), got {value}")
         return value
+
+    @field_validator("cap_add")
+    @classmethod
+    def _check_caps(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for cap in value:
+            if not _CAP_RE.match(cap):
+                raise ValueError(f"cap_add: {cap!r} is not a capability name like 'CHOWN'")
+        return tuple(cap.removeprefix("CAP_") for cap in value)
 
     @field_validator("workdir")
     @classmethod

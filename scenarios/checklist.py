@@ -35,6 +35,10 @@ class ChecklistItem(BaseModel):
     """What the measured figure means (with unit), e.g. ``"identical calls executed"``."""
     lower_is_better: bool = True
     """Direction of the figure, for comparisons."""
+    controls: tuple[str, ...] = ()
+    """Dotted ``HarnessConfig`` switches of the control this item probes (e.g.
+    ``loop_detection.enabled``). The discrimination test turns them off in ``looplab`` and expects
+    every scenario probing the item to fail; with them on it must pass."""
 
 
 class ChecklistError(ValueError):

@@ -1,34 +1,35 @@
-"""Tool-loop detection (seed 004 ``ToolLoopDetector``): identical repeats, with escalation.
+"""Tool-loop detection (seed 004 ``ToolLoopDetector``, seeds 000 and 001), with escalation.
 
 Warn, then intervene, then stop: the model gets a chance to self-correct before the circuit
-breaker ends the run.
+breaker ends the run. The detectors themselves are pure functions in ``loop_detectors``; this
+control records each call, asks them, and rewrites the tool result the model will see.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass
-from typing import Any
+import re
 
 from harness.config import LoopDetectionConfig
 from harness.controls.base import Control
+from harness.controls.loop_detectors import (
+    CallRecord,
+    Finding,
+    PollMatcher,
+    detect,
+    stable_hash,
+    texts,
+)
+from harness.events import subsystem_logger
 from harness.messages import ToolCall
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
 from harness.tools.base import ToolOutcome
 
+log = subsystem_logger("tool-loop-detection")
 
-def stable_hash(obj: Any) -> str:
-    """Deterministic hash regardless of dict key order."""
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+_UNKNOWN = re.compile(r"^\s*unknown tool", re.IGNORECASE)
 
-
-@dataclass(frozen=True)
-class CallRecord:
-    tool: str
-    args_hash: str
-    result_hash: str
+__all__ = ["LoopDetection", "stable_hash"]
 
 
 class LoopDetection(Control):
@@ -36,50 +37,76 @@ class LoopDetection(Control):
 
     def __init__(self, config: LoopDetectionConfig) -> None:
         self.config = config
+        self.is_poll = PollMatcher(config)
+        self._run: RunState | None = None
+        self._reset()
+
+    def _reset(self) -> None:
         self.history: list[CallRecord] = []
         self.total_calls = 0
         self.criticals = 0
         self._pending_stop: str | None = None
 
-    async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
-        cfg = self.config
-        record = CallRecord(
-            call.name, stable_hash({"name": call.name, "args": call.arguments}),
-            stable_hash(outcome.content),
-        )
-        self.total_calls += 1
-        window = self.history[-(cfg.history_size - 1):] if cfg.history_size > 1 else []
-        self.history.append(record)
+    def _bind(self, run: RunState) -> None:
+        # One control instance serves every run of an Agent: a new run starts with a clean slate.
+        if run is not self._run:
+            self._run = run
+            self._reset()
 
-        if self.total_calls >= cfg.circuit_breaker_threshold:
-            self._pending_stop = f"Circuit breaker: {self.total_calls} tool calls in this run."
+    def record(self, call: ToolCall, outcome: ToolOutcome) -> CallRecord:
+        unknown = bool(outcome.metadata.get("unknown_tool")) or (
+            outcome.is_error and bool(_UNKNOWN.match(outcome.content))
+        )
+        return CallRecord(
+            tool=call.name,
+            args_hash=stable_hash({"name": call.name, "args": call.arguments}),
+            result_hash=stable_hash(outcome.content),
+            failed=outcome.is_error,
+            unknown=unknown,
+            poll=self.is_poll(call.name, call.arguments),
+        )
+
+    async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
+        self._bind(run)
+        cfg = self.config
+        self.history.append(self.record(call, outcome))
+        del self.history[:-cfg.history_size]
+        self.total_calls += 1
+
+        if cfg.circuit_breaker and self.total_calls >= cfg.circuit_breaker_threshold:
+            self._pending_stop = texts()["circuit_breaker"].format(count=self.total_calls)
             return outcome
-        repeats = 1 + sum(1 for r in window if r.args_hash == record.args_hash)
-        if repeats >= cfg.critical_threshold:
-            self.criticals += 1
-            run.emit("loop.critical", tool=call.name, repeats=repeats, criticals=self.criticals)
-            if self.criticals > cfg.critical_limit:
-                self._pending_stop = (
-                    f"Tool {call.name!r} called {repeats} times with identical arguments after "
-                    f"{cfg.critical_limit} interventions."
-                )
-            return outcome.with_content(
-                f"[LOOP DETECTED]\nTool {call.name!r} called {repeats} times with identical "
-                "arguments. Stop repeating it and try a fundamentally different approach.\n\n"
-                f"Tool output:\n{outcome.content}",
-                loop="critical",
+        finding = detect(self.history, cfg, run.tool_names())
+        if finding is None:
+            return outcome
+        if finding.level == "warning":
+            run.emit("loop.warning", tool=call.name, detector=finding.detector,
+                     count=finding.count)
+            return self._wrap("warning_wrapper", finding, outcome)
+        return self._critical(run, call, finding, outcome)
+
+    def _critical(
+        self, run: RunState, call: ToolCall, finding: Finding, outcome: ToolOutcome
+    ) -> ToolOutcome:
+        self.criticals += 1
+        log.info("critical %s on %s (%d)", finding.detector, call.name, finding.count)
+        run.emit("loop.critical", tool=call.name, detector=finding.detector,
+                 count=finding.count, criticals=self.criticals)
+        limit = self.config.critical_limit
+        if limit is not None and self.criticals > limit:
+            self._pending_stop = texts()["ignored_criticals"].format(
+                limit=limit, message=finding.message
             )
-        if repeats >= cfg.warning_threshold:
-            run.emit("loop.warning", tool=call.name, repeats=repeats)
-            return outcome.with_content(
-                f"[WARNING: Tool {call.name!r} called {repeats} times with identical arguments. "
-                f"Consider a different approach.]\n\nTool output:\n{outcome.content}",
-                loop="warning",
-            )
-        return outcome
+        return self._wrap("critical_wrapper", finding, outcome)
+
+    @staticmethod
+    def _wrap(template: str, finding: Finding, outcome: ToolOutcome) -> ToolOutcome:
+        content = texts()[template].format(message=finding.message, output=outcome.content)
+        return outcome.with_content(content, loop=finding.level, loop_detector=finding.detector)
 
     async def after_tools(self, run: RunState) -> None:
         # Stop only after every call of the turn is answered (each call gets exactly one result).
         if self._pending_stop:
-            run.emit("loop.circuit_breaker", reason=self._pending_stop)
-            raise RunEnded(ExitStatus.CIRCUIT_BREAKER, self._pending_stop)
+            reason, self._pending_stop = self._pending_stop, None
+            run.emit("loop.circuit_breaker", reason=reason)
+            raise RunEnded(ExitStatus.CIRCUIT_BREAKER, reason)

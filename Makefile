@@ -1,0 +1,75 @@
+# looplab — every entry point a user needs. `make help` lists them.
+# `make` creates and uses .venv; nothing is installed outside it except the Docker engine and
+# Chromium (system packages, installed only when missing and only as root).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+SANDBOX ?= docker
+CONFIGS ?= naive,looplab
+MODEL ?= scripted/suite
+EPOCHS ?= 1
+LOGS ?= logs/latest
+SCENARIO ?=
+CONFIG ?= looplab
+A ?= naive
+B ?= looplab
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean
+
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk -F':.*?## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+	@echo "  variables: SANDBOX=$(SANDBOX) CONFIGS=$(CONFIGS) MODEL=$(MODEL) LOGS=$(LOGS) SCENARIO= CONFIG=$(CONFIG)"
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test,dev]"
+	@touch $@
+
+venv: $(STAMP) ## Create .venv and install looplab with its test and dev tools
+
+sandbox: ## Start a Docker engine if none runs (root on Debian) and build the sandbox image
+	bash sandboxes/setup.sh
+
+browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
+
+eval: venv ## Run the scripted scenarios in Docker sandboxes on CONFIGS and write the scorecard
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS)
+
+report: venv ## Write the scorecard for LOGS (default: logs/latest) to reports/out/<run>/
+	$(PY) -m reports scorecard $(LOGS)
+
+compare: venv ## Compare configurations A and B in LOGS (or two log dirs: A=logs/x B=logs/y)
+	$(PY) -m reports compare $(A) $(B) --logs $(LOGS)
+
+repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset>
+	@test -n "$(SCENARIO)" || { echo "usage: make repro SCENARIO=<id> CONFIG=<preset> (ids: make list)"; exit 2; }
+	$(PY) -m evals repro $(SCENARIO) --config $(CONFIG) --sandbox $(SANDBOX) --model $(MODEL)
+
+list: venv ## List scenarios and configurations
+	$(PY) -m evals list
+
+test: venv ## Run the whole test suite in parallel (brings up Docker and Chromium when it can)
+	-@bash sandboxes/setup.sh || echo "Docker is not available: Docker tests will be skipped"
+	-@$(MAKE) --no-print-directory browser
+	$(PY) -m pytest -n auto -q $(PYTEST_ARGS)
+
+test-unit: venv ## Run only the tests that need neither Docker nor a browser
+	$(PY) -m pytest -n auto -q -m "not docker and not browser and not vllm" $(PYTEST_ARGS)
+
+check: venv ## Lint (ruff) and type-check (mypy) our packages
+	$(VENV)/bin/ruff check harness scenarios sandboxes evals reports tests benchmarks
+	$(VENV)/bin/mypy
+
+bench-harness: venv ## Harness overhead per turn (median, p95) for naive and looplab
+	$(PY) benchmarks/harness_overhead.py
+
+clean: ## Remove generated files (logs, reports/out, caches); keeps .venv
+	rm -rf logs reports/out .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,167 @@
+"""``python -m evals`` (also the ``looplab`` command): run the suite, reproduce one scenario.
+
+    python -m evals run [--configs naive,looplab] [--sandbox docker|local] [--model scripted/suite]
+    python -m evals repro SCENARIO [--config looplab]
+    python -m evals list
+
+``run`` writes inspect logs to ``logs/<timestamp>/`` (``logs/latest`` points there), then the
+scorecard to ``reports/out/<timestamp>/``, and prints the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SETUP = ROOT / "sandboxes" / "setup.sh"
+
+
+class CliError(Exception):
+    pass
+
+
+def ensure_sandbox(kind: str) -> None:
+    """Bring up the Docker engine and image (idempotent); say clearly when that is impossible."""
+    if kind != "docker":
+        print(f"looplab: sandbox={kind}: commands run directly on this machine, without isolation.",
+              file=sys.stderr)
+        return
+    print("looplab: checking the Docker engine and sandbox image (sandboxes/setup.sh)...", flush=True)
+    res = subprocess.run(["bash", str(SETUP)], cwd=ROOT)
+    if res.returncode != 0:
+        raise CliError("no usable Docker engine or sandbox image (see above). Without Docker, run "
+                       "the scripted suite unisolated with: make eval SANDBOX=local")
+
+
+def _configs(text: str) -> list[str]:
+    from evals.task import configurations
+
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in names if c not in configurations()]
+    if unknown or not names:
+        raise CliError(f"--configs: unknown configuration(s) {unknown}; valid: {', '.join(configurations())}")
+    return names
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    configs = _configs(args.configs)
+    from scenarios.loader import select
+
+    chosen = select(args.scenarios or None, args.family or None)  # fail early on bad ids
+    ensure_sandbox(args.sandbox)
+    from inspect_ai import eval as inspect_eval
+
+    from evals.task import looplab_suite
+
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    log_dir = Path(args.log_dir or ROOT / "logs" / stamp)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    _point_latest(log_dir)
+    tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
+                           sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
+    print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations "
+          f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; logs: {log_dir}", flush=True)
+    t0 = time.monotonic()
+    logs = inspect_eval(tasks, model=args.model, log_dir=str(log_dir), max_tasks=len(tasks),
+                        max_samples=args.max_samples, max_sandboxes=args.max_samples,
+                        epochs=args.epochs, display=args.display, fail_on_error=False)
+    wall = time.monotonic() - t0
+    failed = [lg for lg in logs if lg.status != "success"]
+    rc = 0
+    if not args.no_report:
+        rc = _report(log_dir)
+    print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
+          f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
+    if failed:
+        print(f"looplab: {len(failed)} log(s) did not finish cleanly: "
+              + ", ".join(f"{lg.eval.task_args.get('config')}={lg.status}" for lg in failed))
+        return 1
+    return rc
+
+
+def _report(log_dir: Path) -> int:
+    res = subprocess.run([sys.executable, "-m", "reports", "scorecard", str(log_dir)], cwd=ROOT)
+    return res.returncode
+
+
+def _point_latest(log_dir: Path) -> None:
+    latest = log_dir.parent / "latest"
+    try:
+        if latest.is_symlink() or latest.exists():
+            latest.unlink()
+        latest.symlink_to(log_dir.name)
+    except OSError:
+        pass  # a convenience only
+
+
+def cmd_repro(args: argparse.Namespace) -> int:
+    from evals.repro import repro
+
+    _configs(args.config)
+    if args.sandbox == "docker":
+        ensure_sandbox("docker")
+    return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
+                 log_dir=args.log_dir or str(ROOT / "logs" / "repro"))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from evals.task import configurations
+    from scenarios.loader import load_library
+
+    print("configurations:", ", ".join(configurations()))
+    for s in load_library().values():
+        print(f"{s.id:45s} {s.family:14s} {', '.join(s.probes)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="looplab", description="looplab: evaluate agent harnesses.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="run scenarios × configurations, then write the scorecard")
+    r.add_argument("--configs", default=os.environ.get("CONFIGS", "naive,looplab"))
+    r.add_argument("--sandbox", default="docker", choices=["docker", "local"])
+    r.add_argument("--model", default="scripted/suite")
+    r.add_argument("--scenarios", default="", help="comma-separated scenario ids (default: all)")
+    r.add_argument("--family", default="")
+    r.add_argument("--fallbacks", default="", help="fallback models for real-model runs")
+    r.add_argument("--epochs", type=int, default=1)
+    r.add_argument("--max-samples", type=int, default=8)
+    r.add_argument("--log-dir", default="")
+    r.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
+    r.add_argument("--no-report", action="store_true")
+    r.set_defaults(fn=cmd_run)
+
+    rp = sub.add_parser("repro", help="run one scenario and print a readable transcript")
+    rp.add_argument("scenario")
+    rp.add_argument("--config", default="looplab")
+    rp.add_argument("--sandbox", default="docker", choices=["docker", "local"])
+    rp.add_argument("--model", default="scripted/suite")
+    rp.add_argument("--log-dir", default="")
+    rp.set_defaults(fn=cmd_repro)
+
+    ls = sub.add_parser("list", help="list configurations and scenarios")
+    ls.set_defaults(fn=cmd_list)
+
+    args = p.parse_args(argv)
+    try:
+        return int(args.fn(args))
+    except KeyboardInterrupt:
+        print("\nlooplab: interrupted; logs written so far are kept.", file=sys.stderr)
+        return 130
+    except CliError as e:
+        print(f"looplab: error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # bad scenario ids, presets, scenario files
+        print(f"looplab: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Verification that a summary kept what it must keep: opaque identifiers and batch progress.
+
+Summarisers (weak models especially) reconstruct ``fc3a...`` as ``abc1...`` and write "some items
+were processed" instead of "17 of 43" (seed 004, rules 2 and 3). Instructions alone do not stop a
+model that ignores them, so after summarising we extract the identifiers and progress lines from
+the messages that were compacted away and append, verbatim, whatever the summary lost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+# Order matters: earlier kinds are more opaque (impossible to reconstruct), are matched first
+# (their spans are blanked so a UUID is not also reported as five hex "SHAs"), and win the cap.
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("url", re.compile(r"\b(?:https?|ftp|ssh|git|s3|wss?|postgres(?:ql)?|mysql|redis|mongodb)://"
+                       r"[^\s<>\"'`)\]}]+")),
+    ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                        r"[0-9a-fA-F]{12}\b")),
+    ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?![\w.])")),
+    ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b")),
+    ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=[^\s'\"`,;]+")),
+    ("sha", re.compile(r"(?<![\w-])[0-9a-fA-F]{7,64}(?![\w-])")),
+    ("path", re.compile(r"(?<![\w.~/])(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+")),
+    ("relpath", re.compile(r"(?<![\w./~-])[\w.-]+(?:/[\w.@%+-]+)+")),
+    ("filename", re.compile(r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")),
+]
+_TRAILING = ".,;:!?"
+_PROGRESS = re.compile(r"(?<![\w/.:-])(\d{1,7})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,7})(?![\w/.:-])")
+
+
+def _valid(kind: str, token: str) -> bool:
+    if kind == "sha":  # a hash has both digits and letters; "1234567" is a number, "defaced" a word
+        return bool(re.search(r"\d", token) and re.search(r"[a-fA-F]", token))
+    if kind == "ip":
+        return all(int(p) <= 255 for p in token.split(":")[0].split("."))
+    if kind == "relpath":  # "and/or" is not a path: want a file extension or two slashes
+        return token.count("/") >= 2 or bool(re.search(r"\.[A-Za-z]\w{0,7}$", token))
+    if kind == "path":
+        return len(token) > 2
+    return True
+
+
+def extract_identifiers(text: str) -> list[tuple[str, str]]:
+    """``(kind, identifier)`` pairs found in ``text``, most opaque kinds first, in order of first
+    appearance within a kind, without duplicates."""
+    seen: set[str] = set()
+    found: list[tuple[str, str]] = []
+    for kind, pattern in _PATTERNS:
+        def blank(m: re.Match[str], kind: str = kind) -> str:
+            token = m.group(0).rstrip(_TRAILING)
+            if _valid(kind, token) and token not in seen:
+                seen.add(token)
+                found.append((kind, token))
+            return " " * len(m.group(0))
+
+        text = pattern.sub(blank, text)
+    return found
+
+
+def _line_around(text: str, token: str, width: int = 160) -> str:
+    """The line holding ``token``, cut to ``width`` characters around it."""
+    i = text.find(token)
+    start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
+    line = text[start:end if end >= 0 else len(text)].strip()
+    if len(line) <= width:
+        return line
+    j = line.find(token)
+    lo = max(0, min(j - width // 3, len(line) - width))
+    return ("..." if lo else "") + line[lo:lo + width] + ("..." if lo + width < len(line) else "")
+
+
+def progress_lines(text: str, keep: int = 5) -> list[tuple[str, str, str]]:
+    """Batch-progress lines ("processed 17 of 43 files"): the latest line of each kind (digits
+    ignored), at most ``keep`` kinds, most recent last, as ``(done, total, line)``."""
+    latest: dict[str, tuple[str, str, str]] = {}
+    for line in text.splitlines():
+        for m in _PROGRESS.finditer(line):
+            done, total = m.group(1), m.group(2)
+            if int(total) < 2 or int(done) > int(total):
+                continue
+            key = re.sub(r"\d+", "#", line.strip())
+            latest.pop(key, None)  # re-insert so dict order is recency
+            latest[key] = (done, total, line.strip()[:300])
+    return list(latest.values())[-keep:]
+
+
+def _progress_in(summary: str, done: str, total: str) -> bool:
+    return bool(re.search(rf"(?<!\d){done}\s*(?:/|of|out of)\s*{total}(?!\d)", summary))
+
+
+@dataclass
+class Verification:
+    """What the summary lost, and the verbatim block that restores it."""
+
+    missing_identifiers: list[str] = field(default_factory=list)
+    missing_progress: list[str] = field(default_factory=list)
+    block: str = ""
+
+    @property
+    def repaired(self) -> bool:
+        return bool(self.block)
+
+
+def verify_summary(
+    summary: str,
+    sources: Iterable[str],
+    *,
+    identifiers: bool = True,
+    progress: bool = True,
+    max_identifiers: int = 60,
+) -> Verification:
+    """Compare ``summary`` with the texts it replaced; build the block of what it lost."""
+    text = "\n".join(sources)
+    result = Verification()
+    parts: list[str] = []
+    if identifiers:
+        missing = [(k, t) for k, t in extract_identifiers(text) if t not in summary]
+        if len(missing) > max_identifiers:  # over the cap: most opaque kinds, then most recent
+            rank = {k: i for i, (k, _) in enumerate(_PATTERNS)}
+            missing.sort(key=lambda kt: (rank[kt[0]], -text.rfind(kt[1])))
+            missing = missing[:max_identifiers]
+        result.missing_identifiers = [t for _, t in missing]
+        if missing:
+            lines, shown = [], set()
+            for _, token in missing:
+                ctx = _line_around(text, token)
+                # Each source line is quoted once: the first identifier from it carries it.
+                bare = ctx == token or ctx in shown
+                shown.add(ctx)
+                lines.append(f"- {token}" if bare else f"- {token}  (from: {ctx})")
+            parts.append(
+                "Preserved identifiers (verbatim from the compacted messages; the summary did not "
+                "carry them exactly):\n" + "\n".join(lines)
+            )
+    if progress:
+        lost = [line for done, total, line in progress_lines(text) if not _progress_in(summary, done, total)]
+        result.missing_progress = lost
+        if lost:
+            parts.append("Batch progress (verbatim, latest last):\n" + "\n".join(f"- {x}" for x in lost))
+    result.block = "\n\n".join(parts)
+    return result

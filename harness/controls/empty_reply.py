@@ -1,0 +1,73 @@
+"""Empty and thought-only replies (seed 000): nudge and retry, a bounded number of times.
+
+Without this control an empty reply has no tool calls, so the loop takes it as the final answer
+and the run "completes" with nothing done: the naive failure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.config import EmptyReplyConfig
+from harness.controls.base import Control
+from harness.events import subsystem_logger
+from harness.messages import Message
+from harness.model import ModelReply
+from harness.prompts import load_prompt
+from harness.state import RunState
+from harness.status import ExitStatus, RunEnded
+
+log = subsystem_logger("empty-reply")
+
+# Closed blocks, and an unclosed block running to the end (a reply cut off while thinking).
+_THOUGHT_BLOCKS = re.compile(r"<(think|thought)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE)
+
+
+def visible_text(text: str) -> str:
+    """``text`` without ``<think>``/``<thought>`` blocks, stripped."""
+    return _THOUGHT_BLOCKS.sub("", text).strip()
+
+
+def classify(message: Message) -> str | None:
+    """``"empty"``, ``"thought_only"`` or ``None`` (a reply with something to act on)."""
+    if message.tool_calls:
+        return None
+    if visible_text(message.content):
+        return None
+    if message.content.strip() or (message.thoughts or "").strip():
+        return "thought_only"
+    return "empty"
+
+
+class EmptyReplyGuard(Control):
+    name = "empty_reply"
+
+    def __init__(self, config: EmptyReplyConfig) -> None:
+        self.config = config
+        self.streak = 0
+        self._run: RunState | None = None
+
+    async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
+        if run is not self._run:
+            self._run, self.streak = run, 0
+        kind = classify(reply.message)
+        if kind == "thought_only" and not self.config.thought_only:
+            kind = None
+        if kind is None:
+            self.streak = 0
+            return False
+        self.streak += 1
+        if self.streak > self.config.max_nudges:
+            run.emit("reply.gave_up", kind=kind, replies=self.streak)
+            raise RunEnded(
+                ExitStatus.EMPTY_REPLIES,
+                f"the model returned {self.streak} empty or thought-only replies in a row",
+            )
+        if kind == "empty":
+            note, prompt = "[model returned an empty response — retrying…]", "empty_reply_nudge.md"
+        else:
+            note, prompt = "[model produced only internal thoughts — nudging…]", "thought_only_nudge.md"
+        log.info("%s (%d/%d)", note, self.streak, self.config.max_nudges)
+        run.emit(f"reply.{kind}", note=note, nudge=self.streak, max_nudges=self.config.max_nudges)
+        run.messages.append(Message.user(load_prompt(prompt), origin="harness"))
+        return True

@@ -1,0 +1,187 @@
+"""The loop detectors (seed 004 ``ToolLoopDetector``, seeds 000 and 001): pure functions.
+
+Each detector looks at the recent call window (the current call last) and returns a ``Finding``
+or ``None``. They know nothing of the loop or of messages, so each is tested on its own; the
+``LoopDetection`` control records calls, picks the most severe finding and intervenes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+import yaml
+
+from harness.config import LoopDetectionConfig
+from harness.prompts import load_prompt
+
+Level = Literal["warning", "critical"]
+
+
+def stable_hash(obj: Any) -> str:
+    """Deterministic hash regardless of dict key order."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@cache
+def texts() -> dict[str, str]:
+    """The intervention texts (``harness/prompts/loop_detection.yaml``)."""
+    data = yaml.safe_load(load_prompt("loop_detection.yaml"))
+    if not isinstance(data, dict):
+        raise ValueError("harness/prompts/loop_detection.yaml: expected a mapping of texts")
+    return {str(k): str(v).strip() for k, v in data.items()}
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    tool: str
+    args_hash: str
+    """Hash of ``{name, args}``: equal hashes mean an identical call."""
+    result_hash: str
+    failed: bool = False
+    unknown: bool = False
+    """The tool does not exist (the executor's ``Unknown tool`` answer)."""
+    poll: bool = False
+    """The call is a known status poll (see ``PollMatcher``)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: Level
+    detector: str
+    message: str
+    count: int
+
+
+class PollMatcher:
+    """Decides whether a call is a known poll: by tool name, by tool name plus a regex over the
+    canonical JSON of its arguments, or by a regex over a ``command`` argument (bash)."""
+
+    def __init__(self, config: LoopDetectionConfig) -> None:
+        self.names: set[str] = set()
+        self.arg_patterns: list[tuple[str, re.Pattern[str]]] = []
+        for entry in config.poll_tools:
+            name, sep, pattern = entry.partition(":")
+            if sep:
+                self.arg_patterns.append((name, re.compile(pattern)))
+            else:
+                self.names.add(name)
+        pat = config.poll_command_pattern
+        self.command = re.compile(pat) if pat else None
+
+    def __call__(self, tool: str, args: dict[str, Any]) -> bool:
+        if tool in self.names:
+            return True
+        if any(tool == name and p.search(json.dumps(args, sort_keys=True, default=str))
+               for name, p in self.arg_patterns):
+            return True
+        command = args.get("command")
+        return bool(self.command and isinstance(command, str) and self.command.search(command))
+
+
+def identical_repeat(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
+    cur = window[-1]
+    if cfg.known_poll and cur.poll:
+        return None  # polls are judged by their results (known_poll), not by their arguments
+    count = sum(1 for r in window if r.args_hash == cur.args_hash)
+    if count >= cfg.critical_threshold:
+        return Finding("critical", "identical_repeat",
+                       texts()["identical_critical"].format(tool=cur.tool, count=count), count)
+    if count >= cfg.warning_threshold:
+        return Finding("warning", "identical_repeat",
+                       texts()["identical_warning"].format(tool=cur.tool, count=count), count)
+    return None
+
+
+def failing_repeat(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
+    """Seed 000: the same call failing ``threshold`` times within the last ``window`` calls."""
+    cur = window[-1]
+    if not cur.failed:
+        return None
+    recent = window[-cfg.failing_repeat_window:]
+    count = sum(1 for r in recent if r.failed and r.args_hash == cur.args_hash)
+    if count < cfg.failing_repeat_threshold:
+        return None
+    msg = texts()["failing_repeat"].format(tool=cur.tool, count=count,
+                                           window=cfg.failing_repeat_window)
+    return Finding("critical", "failing_repeat", msg, count)
+
+
+def ping_pong(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
+    """A-B-A-B: count the trailing alternation of the last two distinct calls."""
+    if len(window) < 2:
+        return None
+    cur, prev = window[-1], window[-2]
+    if cur.args_hash == prev.args_hash or (cfg.known_poll and (cur.poll or prev.poll)):
+        return None
+    count, expected = 0, cur.args_hash
+    for r in reversed(window):
+        if r.args_hash != expected:
+            break
+        count += 1
+        expected = prev.args_hash if expected == cur.args_hash else cur.args_hash
+    if count < cfg.ping_pong_threshold:
+        return None
+    msg = texts()["ping_pong"].format(count=count, a=prev.tool, b=cur.tool)
+    return Finding("critical", "ping_pong", msg, count)
+
+
+def known_poll(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
+    """The last occurrences of this exact poll (other calls in between ignored) all returned the
+    same result. A changed result breaks the streak, so progressing polls are never flagged."""
+    cur = window[-1]
+    if not cur.poll:
+        return None
+    count = 0
+    for r in reversed(window):
+        if r.args_hash != cur.args_hash:
+            continue
+        if r.result_hash != cur.result_hash:
+            break
+        count += 1
+    if count < cfg.poll_threshold:
+        return None
+    return Finding("critical", "known_poll",
+                   texts()["known_poll"].format(tool=cur.tool, count=count), count)
+
+
+def unknown_tool(
+    window: list[CallRecord], cfg: LoopDetectionConfig, available: list[str]
+) -> Finding | None:
+    cur = window[-1]
+    if not cur.unknown:
+        return None
+    count = sum(1 for r in window if r.unknown and r.tool == cur.tool)
+    if count < cfg.unknown_tool_threshold:
+        return None
+    msg = texts()["unknown_tool"].format(tool=cur.tool, count=count,
+                                         available=", ".join(available) or "(none)")
+    return Finding("critical", "unknown_tool", msg, count)
+
+
+Detector = Callable[[list[CallRecord], LoopDetectionConfig], "Finding | None"]
+
+
+def detect(
+    window: list[CallRecord], cfg: LoopDetectionConfig, available: list[str]
+) -> Finding | None:
+    """Run the switched-on detectors; the first critical wins (most specific first), else the
+    first warning."""
+    detectors: list[tuple[bool, Detector]] = [
+        (cfg.unknown_tool, lambda w, c: unknown_tool(w, c, available)),
+        (cfg.known_poll, known_poll),
+        (cfg.failing_repeat, failing_repeat),
+        (cfg.ping_pong, ping_pong),
+        (cfg.identical_repeat, identical_repeat),
+    ]
+    findings = [f for on, d in detectors if on and (f := d(window, cfg)) is not None]
+    for level in ("critical", "warning"):
+        for f in findings:
+            if f.level == level:
+                return f
+    return None

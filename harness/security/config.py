@@ -1,0 +1,121 @@
+"""Config models of the security controls (fields of ``HarnessConfig``; defaults OFF).
+
+Kept out of ``harness/config.py`` so that file stays small; ``HarnessConfig`` imports them. This
+module imports nothing from the harness, so it can never form an import cycle.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+EffectName = Literal["read_only", "local_write", "network", "destructive"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _check_regexes(v: list[str], field: str) -> list[str]:
+    for p in v:
+        try:
+            re.compile(p)
+        except re.error as e:
+            raise ValueError(f"{field}: {p!r} is not a valid regex: {e}") from e
+    return v
+
+
+class ContextScanConfig(_Strict):
+    enabled: bool = False
+    """Scan context files (AGENTS.md, SOUL.md ...) before they enter the prompt: injection phrases,
+    invisible/bidi Unicode, instructions in HTML comments, base64 payloads, exfiltration. A
+    poisoned file is replaced by a ``[CONTEXT FILE BLOCKED: <path>]`` notice (seed 004)."""
+    extra_patterns: list[str] = Field(default_factory=list)
+    """More regexes (case-insensitive) that block a context file."""
+
+    @field_validator("extra_patterns")
+    @classmethod
+    def _compile(cls, v: list[str]) -> list[str]:
+        return _check_regexes(v, "context_scan.extra_patterns")
+
+
+class UntrustedOutputConfig(_Strict):
+    enabled: bool = False
+    """Wrap the output of untrusted tools in ``[BEGIN EXTERNAL CONTENT FROM <source>]`` ...
+    ``[END EXTERNAL CONTENT]`` and add the SECURITY RULE to the system prompt (seed 004)."""
+    tools: list[str] = Field(default_factory=lambda: ["web_fetch"])
+    """Tools whose output is untrusted; ``"*"`` means every tool."""
+    trusted_paths: list[str] = Field(default_factory=list)
+    """Glob patterns (workspace-relative, e.g. ``src/**``) of files whose ``read_file`` output
+    stays unwrapped even when ``read_file`` is listed in ``tools``."""
+    rule_prompt: str = "security_rule.md"
+    """The SECURITY RULE text: a file under ``harness/prompts/`` or a path."""
+
+
+class RedactionConfig(_Strict):
+    enabled: bool = False
+    """Redact secrets (API keys, bearer tokens, AWS/GitHub tokens, private keys ...) from what is
+    persisted or logged: run events now, transcripts through ``harness.security.redaction.redact``
+    (seed 004 "log redaction")."""
+    redact_tool_output: bool = False
+    """Also redact secrets in tool output before the model sees it. Off by default: the seed only
+    asks that logs never hold keys, and a task may need the key it just read."""
+    extra_patterns: list[str] = Field(default_factory=list)
+    """More regexes whose matches are replaced by ``[REDACTED]``."""
+
+    @field_validator("extra_patterns")
+    @classmethod
+    def _compile(cls, v: list[str]) -> list[str]:
+        return _check_regexes(v, "redaction.extra_patterns")
+
+
+class PathGuardConfig(_Strict):
+    enabled: bool = False
+    """Deny file-tool paths that leave the workspace: ``..``, absolute paths outside the root,
+    symlinks pointing outside (seed 004 ``validate_file_path``)."""
+    tool_args: dict[str, list[str]] = Field(default_factory=lambda: {
+        "read_file": ["path"], "write_file": ["path"], "list_dir": ["path"],
+    })
+    """Which arguments of which tools hold a path to check."""
+
+
+class CommandGuardConfig(_Strict):
+    enabled: bool = False
+    """Block destructive shell commands before they run: ``rm -rf``, ``git push --force``,
+    ``DROP TABLE`` ... with guidance per pattern (seed 004 ``before_tool_call``)."""
+    tools: dict[str, str] = Field(default_factory=lambda: {"bash": "command"})
+    """Tools that run shell commands, each with the argument that holds the command line."""
+    patterns_file: str = "destructive_commands.yaml"
+    """The blocked patterns: a file under ``harness/security/`` or a path."""
+    disabled: list[str] = Field(default_factory=list)
+    """Pattern ids from ``patterns_file`` to switch off."""
+
+
+class PermissionsConfig(_Strict):
+    enabled: bool = False
+    """Permission modes (seed 000): read-only tools never need approval; others may need the
+    approver callback given to ``build_controls`` (no approver: the call is denied)."""
+    mode: Literal["ask", "auto_read", "auto_all"] = "auto_all"
+    """``ask``: approve every modifying tool; ``auto_read``: approve writes and bash;
+    ``auto_all``: approve nothing (seed 000)."""
+    approval_effects: dict[str, list[EffectName]] = Field(default_factory=lambda: {
+        "ask": ["local_write", "network", "destructive"],
+        "auto_read": ["local_write", "destructive"],
+        "auto_all": [],
+    })
+    """Per mode, the tool effects that need approval. ``auto_read`` lets network reads through
+    (seed 000 lists WebFetch/WebSearch as read-only) but asks for writes and bash."""
+
+
+class ModeConfig(_Strict):
+    enabled: bool = False
+    """Plan/execute mode enforced at three layers (seed 001): the prompt states the mode, only
+    mode-allowed tools are offered, and a blocked call is answered with an error, never run."""
+    mode: Literal["plan", "execute"] = "execute"
+    """The current mode."""
+    plan_tools: list[str] | None = None
+    """Tools allowed in plan mode. ``None``: every read-only tool."""
+    execute_tools: list[str] | None = None
+    """Tools allowed in execute mode. ``None``: every tool."""

@@ -1,0 +1,58 @@
+"""Secret redaction (seed 004 "log redaction"): API keys and tokens never reach logs or disk.
+
+``redact(text)`` is what everything persisted or logged goes through (transcripts, events, log
+records). Formats are data (``redaction_patterns.yaml``); callers may add their own regexes
+(``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from harness.security.patterns import compile_extra, load_patterns
+
+PATTERN_FILE = "redaction_patterns.yaml"
+PLACEHOLDER = "[REDACTED]"
+
+
+def redact(text: str, extra_patterns: Sequence[str] = ()) -> str:
+    """``text`` with every known secret format (and each ``extra_patterns`` match) replaced."""
+    if not text:
+        return text
+    for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
+        text = p.regex.sub(p.text, text)
+    for rx in compile_extra(tuple(extra_patterns), "redaction.extra_patterns"):
+        text = rx.sub(PLACEHOLDER, text)
+    return text
+
+
+def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:
+    """``redact`` applied to every string inside nested dicts, lists and tuples (event data,
+    JSON records). Keys are kept; other values are returned unchanged."""
+    if isinstance(value, str):
+        return redact(value, extra_patterns)
+    if isinstance(value, dict):
+        return {k: redact_data(v, extra_patterns) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(redact_data(v, extra_patterns) for v in value)
+    return value
+
+
+class RedactingLogFilter(logging.Filter):
+    """A logging filter that redacts each record's formatted message.
+
+    Install it on a handler (``handler.addFilter(RedactingLogFilter())``) so that debug logging of
+    payloads cannot leak keys, whatever logger produced the record."""
+
+    def __init__(self, extra_patterns: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.extra_patterns = tuple(extra_patterns)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message, self.extra_patterns)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True

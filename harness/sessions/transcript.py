@@ -1,0 +1,257 @@
+"""Session transcripts as JSONL (seed 000 ``.cyberpaw/sessions/<id>.jsonl``), written atomically.
+
+One JSON object per line: a message (``{"role": ..., "content": ...}``, the ``Message`` model) or a
+marker (``{"marker": "session:bootstrap:completed", ...}``) that records a harness fact without
+adding to the conversation. The file is append-only in meaning; physically each flush writes the
+whole file to a temp file and renames it over the old one (seed 004), so a crash mid-write leaves
+the previous complete transcript, never a torn one.
+
+The loader is forgiving anyway: a line that does not parse (a file written by something else, or
+cut by a non-atomic writer) is skipped with a warning, and :func:`repair_history` makes the history
+valid again: every tool call gets exactly one answer, orphan and duplicate tool results go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from harness.events import subsystem_logger
+from harness.messages import Message
+from harness.sessions.files import FileStore, Redactor, make_redactor, redact_obj
+
+log = subsystem_logger("sessions.transcript")
+
+BOOTSTRAP_COMPLETED_MARKER = "session:bootstrap:completed"
+INTERRUPTED_ANSWER = "[interrupted before completion]"
+"""What a tool call left unanswered by a crash or a kill is answered with on resume."""
+SCAN_TAIL_BYTES = 256 * 1024
+SCAN_MAX_RECORDS = 500
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def new_session_id() -> str:
+    """A fresh, sortable session id (``20250101-120000-1a2b3c4d``)."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:8]}"
+
+
+def validate_session_id(session_id: str) -> str:
+    """Session ids become file names: letters, digits, ``.``, ``_``, ``-`` only (no paths)."""
+    if not _SESSION_ID.match(session_id) or ".." in session_id:
+        raise ValueError(
+            f"invalid session id {session_id!r}: use 1-128 letters, digits, '.', '_' or '-' "
+            "(it becomes a file name)"
+        )
+    return session_id
+
+
+# --- records -------------------------------------------------------------------------------------
+
+def parse_records(text: str, source: str = "transcript") -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL text; lines that do not parse are skipped (and logged)."""
+    records: list[dict[str, Any]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            log.warning("%s line %d is not valid JSON (%s): skipped", source, n, e.msg)
+            continue
+        if isinstance(rec, dict) and ("role" in rec or "marker" in rec):
+            records.append(rec)
+        else:
+            log.warning("%s line %d is neither a message nor a marker: skipped", source, n)
+    return records
+
+
+def messages_of(records: Sequence[dict[str, Any]], source: str = "transcript") -> list[Message]:
+    """The message records as ``Message`` objects, in order (markers and invalid records skipped)."""
+    out: list[Message] = []
+    for rec in records:
+        if "role" not in rec:
+            continue
+        try:
+            out.append(Message.model_validate(rec))
+        except ValidationError as e:
+            log.warning("%s: invalid message record skipped: %s", source, e.errors()[:1])
+    return out
+
+
+def repair_history(messages: Sequence[Message]) -> list[Message]:
+    """A valid history: each tool call answered exactly once, right after the call.
+
+    Calls left without an answer (a crash or kill mid-turn) get ``[interrupted before completion]``;
+    tool messages that answer no pending call (orphans, duplicates) are dropped.
+    """
+    out: list[Message] = []
+    pending: dict[str, Message] = {}  # call id -> the assistant message that made it
+
+    def close_pending() -> None:
+        for call_id in list(pending):
+            msg = pending.pop(call_id)
+            call = next(c for c in msg.tool_calls if c.id == call_id)
+            out.append(Message.tool(call, INTERRUPTED_ANSWER, is_error=True))
+
+    for m in messages:
+        if m.role == "tool":
+            if m.tool_call_id in pending:
+                pending.pop(m.tool_call_id)
+                out.append(m)
+            continue  # orphan or duplicate answer: never valid in a history
+        close_pending()
+        out.append(m)
+        if m.role == "assistant":
+            pending = {c.id: m for c in m.tool_calls}
+    close_pending()
+    return out
+
+
+def load_transcript(path: str | Path, repair: bool = True) -> list[Message]:
+    """The conversation stored at ``path`` (a host file), ready for ``Agent.run(history=...)``."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"transcript {p} does not exist")
+    messages = messages_of(parse_records(p.read_text("utf-8", "replace"), str(p)), str(p))
+    return repair_history(messages) if repair else messages
+
+
+def has_received_bootstrap(transcript_path: str | Path) -> bool:
+    """Seed 004: scan the transcript tail; True when the bootstrap marker comes after the last
+    assistant turn (the model has the bootstrap text in its recent context)."""
+    p = Path(transcript_path)
+    if not p.is_file() or p.stat().st_size == 0:
+        return False
+    with open(p, "rb") as f:
+        f.seek(max(0, p.stat().st_size - SCAN_TAIL_BYTES))
+        tail = f.read().decode("utf-8", errors="replace")
+    for rec in reversed(parse_records(tail)[-SCAN_MAX_RECORDS:]):
+        if rec.get("marker") == BOOTSTRAP_COMPLETED_MARKER:
+            return True
+        if rec.get("role") == "assistant":
+            return False
+    return False
+
+
+def has_marker(records: Sequence[dict[str, Any]], name: str) -> bool:
+    """True when any record is the marker ``name``."""
+    return any(r.get("marker") == name for r in records)
+
+
+def redact_message(m: Message, redact: Redactor) -> Message:
+    """A copy of ``m`` with every string it carries passed through ``redact``."""
+    update: dict[str, Any] = {"content": redact(m.content)}
+    if m.thoughts:
+        update["thoughts"] = redact(m.thoughts)
+    if m.tool_calls:
+        update["tool_calls"] = [
+            c.model_copy(update={"arguments": redact_obj(c.arguments, redact)}) for c in m.tool_calls
+        ]
+    return m.model_copy(update=update)
+
+
+def _fingerprint(m: Message) -> str:
+    return m.model_dump_json()
+
+
+# --- writer --------------------------------------------------------------------------------------
+
+class TranscriptWriter:
+    """Appends the new messages of a conversation to one JSONL transcript.
+
+    "New" is tracked by object identity: a message object already written is never written again.
+    When the writer opens an existing file, the first history it sees is matched against the file
+    by value (a resumed history continues the file instead of duplicating it). Messages that appear
+    *before* already-written ones are context rewrites (compaction), not conversation: they are
+    recorded as a ``context:rewritten`` marker, and the file keeps the full-fidelity log.
+    """
+
+    def __init__(self, store: FileStore, path: str, *, atomic: bool = True,
+                 redact: Redactor | None = None) -> None:
+        self.store = store
+        self.path = path
+        self.atomic = atomic
+        self.redact = redact or make_redactor(False, "")
+        self._lines: list[str] | None = None
+        self._disk: list[Message] = []
+        self._seeded = False
+        self._seen: dict[int, Message] = {}  # id -> object: holding the ref keeps the id unique
+        self._markers: list[str] = []
+        self._lock = asyncio.Lock()  # the session write lock: one flush at a time
+
+    async def open(self) -> list[Message]:
+        """Read the existing transcript (if any); return its repaired history."""
+        async with self._lock:
+            await self._load()
+            return repair_history(self._disk)
+
+    async def _load(self) -> None:
+        if self._lines is not None:
+            return
+        text = await self.store.read_text(self.path)
+        where = self.store.describe(self.path)
+        records = parse_records(text or "", where)
+        # Rewriting keeps only the records that parse: a torn line is dropped on the next flush.
+        self._lines = [json.dumps(r, ensure_ascii=False) for r in records]
+        self._disk = messages_of(records, where)
+
+    def marker(self, name: str, **data: Any) -> None:
+        """Queue a marker record; it is written with the next flush."""
+        rec = {"marker": name, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+        rec.update({k: self.redact(v) if isinstance(v, str) else v for k, v in data.items()})
+        self._markers.append(json.dumps(rec, ensure_ascii=False))
+
+    async def sync(self, messages: Sequence[Message]) -> int:
+        """Write the messages not yet in the file (and queued markers). Returns how many."""
+        async with self._lock:
+            await self._load()
+            if not self._seeded:
+                self._seed(messages)
+            new_lines, rewritten = self._collect(messages)
+            if rewritten:
+                self.marker("context:rewritten", messages=rewritten)
+            new_lines.extend(self._markers)
+            self._markers = []
+            if not new_lines:
+                return 0
+            assert self._lines is not None
+            self._lines.extend(new_lines)
+            await self.store.write_text(self.path, "\n".join(self._lines) + "\n", atomic=self.atomic)
+            return len(new_lines)
+
+    def _seed(self, messages: Sequence[Message]) -> None:
+        self._seeded = True
+        matched = 0
+        for m, d in zip(messages, self._disk, strict=False):
+            if _fingerprint(redact_message(m, self.redact)) != _fingerprint(d):
+                break
+            self._seen[id(m)] = m
+            matched += 1
+        if self._disk and matched < len(self._disk):
+            log.warning("%s: the history continues only %d of %d stored messages; the rest is "
+                        "appended", self.store.describe(self.path), matched, len(self._disk))
+
+    def _collect(self, messages: Sequence[Message]) -> tuple[list[str], int]:
+        last_seen = max((i for i, m in enumerate(messages) if id(m) in self._seen), default=-1)
+        lines: list[str] = []
+        rewritten = 0
+        for i, m in enumerate(messages):
+            if id(m) in self._seen:
+                continue
+            self._seen[id(m)] = m
+            if i < last_seen:
+                rewritten += 1
+                continue
+            safe = redact_message(m, self.redact)
+            lines.append(json.dumps(safe.model_dump(mode="json", exclude_defaults=True),
+                                    ensure_ascii=False))
+        return lines, rewritten

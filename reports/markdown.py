@@ -1,0 +1,162 @@
+"""Render a scorecard as Markdown (``scorecard.md``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reports.catalog import families
+from reports.fmt import (
+    CELL_TEXT,
+    cell_text,
+    figure,
+    first_line,
+    md_escape,
+    num,
+    rate,
+    rel_link,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from reports.scorecard import Scorecard
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+    return out + [""]
+
+
+def render_markdown(card: Scorecard) -> str:
+    run = card.run
+    n_err = int((run.samples["status"] == "error").sum())
+    lines = [
+        f"# looplab scorecard: {run.name}", "",
+        f"Logs: `{run.logdir}` · {len(run.configs)} configuration(s) · "
+        f"{len(run.samples)} sample(s), {n_err} errored · "
+        f"models: {', '.join(sorted(set(run.evals['model'])))}", "",
+    ]
+    lines += [f"> {note}" for note in run.notes] + ([""] if run.notes else [])
+    lines += summary_section(card)
+    if "heatmap" in card.charts:
+        lines += ["![checklist heatmap](heatmap.png)", ""]
+    lines += items_section(card)
+    lines += corpus_section(card)
+    lines += cost_section(card)
+    lines += failures_section(card)
+    lines += errors_section(card)
+    return "\n".join(lines)
+
+
+def summary_section(card: Scorecard) -> list[str]:
+    fams = [f for f in families() if f"fam:{f}" in card.summary.columns]
+    header = ["configuration", "items passed / probed", "failed", "not judged",
+              "error items", "errored samples", *fams]
+    rows = []
+    for r in card.summary.to_dict("records"):
+        rows.append([r["config"], f"{r['passed']}/{r['probed']}", str(r["failed"]),
+                     str(r["unjudged"]), str(r["item_errors"]),
+                     f"{r['sample_errors']} of {r['samples']}",
+                     *[_str(r.get(f"fam:{f}")) for f in fams]])
+    return ["## Summary", "", "An item passes for a configuration when every judged "
+            "observation of it passed and none errored.", "", *table(header, rows)]
+
+
+def _str(value: object) -> str:
+    return "–" if value is None or value != value else str(value)  # value != value: NaN
+
+
+def items_section(card: Scorecard) -> list[str]:
+    legend = " · ".join(f"{v} = {k.replace('_', ' ')}" if k == "not_probed" else v
+                        for k, v in CELL_TEXT.items())
+    lines = ["## Checklist items × configurations", "",
+             f"{legend}. `k/n`: passes / observations (epochs × scenarios); the figure is the "
+             "mean over judged observations.", ""]
+    for fam in families():
+        fc = card.cells[card.cells["family"] == fam]
+        if fc.empty:
+            continue
+        lines += [f"### {fam}", ""]
+        rows = []
+        for item, g in fc.groupby("item", sort=False):
+            by_config = {r["config"]: r for r in g.to_dict("records")}
+            rows.append([f"`{item}`", g["title"].iloc[0],
+                         *[cell_text(by_config[c]) for c in card.run.configs]])
+        lines += table(["item", "promise", *card.run.configs], rows)
+    if card.unprobed:
+        lines += [f"Not probed in this run ({len(card.unprobed)}): "
+                  + ", ".join(f"`{i}`" for i in card.unprobed), ""]
+    return lines
+
+
+def corpus_section(card: Scorecard) -> list[str]:
+    lines = ["## Injection corpus", ""]
+    if card.corpus is None:
+        return lines + ["No injection-corpus samples (`corpus: poisoned | benign`) in this run: "
+                        "block rate and false-positive rate are not reported.", ""]
+    lines += ["Block rate: share of poisoned samples whose probed items all passed. "
+              "False-positive rate: share of benign samples with a failed item. Errored samples "
+              "are left out of both rates and counted on their own.", ""]
+    rows = [[r["config"], rate(r["block_rate"]), f"{r['poisoned_blocked']}/{r['poisoned_n']}",
+             rate(r["false_positive_rate"]), f"{r['benign_flagged']}/{r['benign_n']}",
+             str(r["poisoned_errors"] + r["benign_errors"]),
+             str(r["poisoned_unjudged"] + r["benign_unjudged"])]
+            for r in card.corpus.to_dict("records")]
+    return lines + table(["configuration", "block rate", "blocked / poisoned",
+                          "false-positive rate", "flagged / benign", "errored", "not judged"],
+                         rows)
+
+
+def cost_section(card: Scorecard) -> list[str]:
+    rows = [[r["config"], f"{r['scored']}/{r['samples']}", num(r["tokens"]),
+             num(r["model_calls"]), num(r["tool_calls"]), num(r["wall_s"]),
+             num(r["tokens_per_sample"]), num(r["model_calls_per_sample"]),
+             num(r["wall_s_per_sample"]), r["exit_status"]]
+            for r in card.cost.to_dict("records")]
+    lines = ["## Cost", "", "Totals over all samples; per-sample means over scored samples.", ""]
+    lines += table(["configuration", "scored / samples", "tokens", "model calls", "tool calls",
+                    "wall time (s)", "tokens / sample", "model calls / sample", "s / sample",
+                    "exit status"], rows)
+    if "cost" in card.charts:
+        lines += ["![cost per configuration](cost.png)", ""]
+    return lines
+
+
+def failures_section(card: Scorecard) -> list[str]:
+    lines = ["## Failures", "", *open_hint(card), ""]
+    if card.failures.empty:
+        return lines + ["No failed or unjudged items.", ""]
+    for config, g in card.failures.groupby("config", sort=False):
+        lines += [f"### {config}", ""]
+        for r in g.to_dict("records"):
+            fig = figure(r["figure"], r["unit"])
+            verdict = "FAIL" if r["state"] == "fail" else "not judged"
+            lines.append(f"- **`{r['item']}`** {verdict}{' · ' + fig if fig else ''} — "
+                         f"{md_escape(r['explanation']) or '(no explanation)'} — "
+                         f"{sample_ref(card, r)}")
+        lines.append("")
+    return lines
+
+
+def errors_section(card: Scorecard) -> list[str]:
+    lines = ["## Errors", ""]
+    if card.errors.empty:
+        return lines + ["No errored or cancelled samples.", ""]
+    rows = [[r["config"], f"`{r['scenario_id']}`", str(r["epoch"]), first_line(r["error"]),
+             ", ".join(r["probes"]) or "(unknown)", sample_ref(card, r)]
+            for r in card.errors.to_dict("records")]
+    return lines + table(["configuration", "scenario", "epoch", "error", "items affected",
+                          "sample"], rows)
+
+
+def sample_ref(card: Scorecard, r: dict | pd.Series) -> str:
+    """``[file.eval](relative link) · sample ID epoch N``."""
+    name = str(r["log"]).rsplit("/", 1)[-1]
+    return (f"[{name}]({rel_link(r['log'], card.out_dir)}) · sample `{r['sample_id']}` "
+            f"epoch {r['epoch']}")
+
+
+def open_hint(card: Scorecard) -> list[str]:
+    return [f"Open a sample in inspect's viewer: `inspect view --log-dir {card.run.logdir}`, "
+            "then pick the log file and the sample id / epoch named on each line."]

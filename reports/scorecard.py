@@ -1,0 +1,87 @@
+"""Build a scorecard: run data → tables → charts → ``scorecard.md`` and ``scorecard.html``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from reports import charts, tables
+from reports.catalog import catalog
+from reports.load import RunData, load_run
+
+CHARTS = {"heatmap": "heatmap.png", "families": "families.png", "cost": "cost.png"}
+"""Chart name → file name in the report folder."""
+
+
+@dataclass
+class Scorecard:
+    """Everything a renderer needs; the tables are plain DataFrames."""
+
+    run: RunData
+    out_dir: Path
+    cells: pd.DataFrame
+    summary: pd.DataFrame
+    corpus: pd.DataFrame | None
+    cost: pd.DataFrame
+    failures: pd.DataFrame
+    errors: pd.DataFrame
+    unprobed: list[str]
+    """Checklist items no configuration probed in this run."""
+    charts: dict[str, Path] = field(default_factory=dict)
+
+
+def build(run: RunData, out_dir: Path) -> Scorecard:
+    all_cells = tables.cells(run)
+    probed = set(all_cells.loc[all_cells["state"] != "not_probed", "item"])
+    # Rows probed by nobody would be a wall of grey once the checklist grows; they are listed
+    # by name instead.
+    cells = all_cells[all_cells["item"].isin(probed)].reset_index(drop=True)
+    unprobed = [c.id for c in catalog([]) if c.id not in probed]
+    return Scorecard(
+        run=run, out_dir=out_dir, cells=cells, summary=tables.summary(run, cells),
+        corpus=tables.corpus(run), cost=tables.cost(run), failures=tables.failures(run),
+        errors=tables.errors(run), unprobed=unprobed,
+    )
+
+
+def draw(card: Scorecard) -> None:
+    out = card.out_dir
+    configs = card.run.configs
+    if len(card.cells):
+        card.charts["heatmap"] = charts.heatmap(card.cells, configs, out / CHARTS["heatmap"])
+        card.charts["families"] = charts.family_bars(card.cells, configs, out / CHARTS["families"])
+    card.charts["cost"] = charts.cost_bars(card.cost, out / CHARTS["cost"])
+
+
+def write_scorecard(logdir: Path, out_dir: Path) -> tuple[Scorecard, dict[str, Path]]:
+    """Read ``logdir`` and write the scorecard files into ``out_dir``; returns what was written."""
+    from reports.html import render_html
+    from reports.markdown import render_markdown
+
+    run = load_run(logdir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    card = build(run, out_dir)
+    draw(card)
+    md = out_dir / "scorecard.md"
+    md.write_text(render_markdown(card), encoding="utf-8")
+    html = out_dir / "scorecard.html"
+    html.write_text(render_html(card), encoding="utf-8")
+    return card, {"markdown": md, "html": html, **card.charts}
+
+
+def headline(card: Scorecard) -> list[str]:
+    """The 1–3 line summary printed after a scorecard is written."""
+    parts = []
+    for r in card.summary.to_dict("records"):
+        err = f", {r['sample_errors']} errored sample(s)" if r["sample_errors"] else ""
+        parts.append(f"{r['config']} {r['passed']}/{r['probed']}{err}")
+    lines = ["items passed / probed: " + "; ".join(parts)]
+    if card.corpus is not None:
+        from reports.fmt import rate
+
+        lines.append("injection corpus (block rate / false positives): " + "; ".join(
+            f"{r['config']} {rate(r['block_rate'])} / {rate(r['false_positive_rate'])}"
+            for r in card.corpus.to_dict("records")))
+    return lines

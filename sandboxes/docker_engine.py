@@ -1,0 +1,223 @@
+"""The Docker engine side of the looplab-docker sandbox: client, readiness checks, containers.
+
+Every call here is blocking (Docker SDK); the provider runs them through `asyncio.to_thread`.
+The `docker` package is imported lazily so that registering the sandbox costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .config import DEFAULT_IMAGE, DockerSandboxConfig
+
+if TYPE_CHECKING:
+    from docker import APIClient
+
+logger = logging.getLogger(__name__)
+
+LABEL_SANDBOX = "looplab.sandbox"
+"""Every container we create carries this label; `cli_cleanup` removes by it."""
+LABEL_RUN = "looplab.run"
+"""Identifies the process (run) that created a container."""
+LABEL_TASK = "looplab.task"
+LABEL_DOCKERFILE_HASH = "looplab.dockerfile-sha256"
+"""Set on the image by setup.sh; compared with the Dockerfile to spot a stale image."""
+
+RUN_ID = uuid.uuid4().hex[:12]
+"""This process's run id (value of `looplab.run`)."""
+
+DOCKERFILE = Path(__file__).with_name("Dockerfile")
+SETUP_HINT = "run `make sandbox` (sandboxes/setup.sh)"
+LOCAL_HINT = "or run without Docker with sandbox=local (e.g. `make eval SANDBOX=local`)"
+
+
+def sandbox_namespace() -> str:
+    """Value of the `looplab.sandbox` label. LOOPLAB_SANDBOX_NAMESPACE lets several users or
+    test runs share one engine without `cli_cleanup` removing each other's containers."""
+    return os.environ.get("LOOPLAB_SANDBOX_NAMESPACE", "1")
+
+
+def _prerequisite_base() -> type[Exception]:
+    # inspect prints a PrerequisiteError as a clean message instead of a traceback.
+    try:
+        from inspect_ai._util.error import PrerequisiteError
+
+        return PrerequisiteError
+    except ImportError:  # pragma: no cover - private inspect API moved
+        return RuntimeError
+
+
+class SandboxNotReadyError(_prerequisite_base()):  # type: ignore[misc]
+    """The Docker engine or the sandbox image is not there."""
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_client_lock = threading.Lock()
+_client: tuple[int, APIClient] | None = None
+
+
+def api_client() -> APIClient:
+    """The process's low-level Docker client (created on first use, re-created after fork)."""
+    global _client
+    with _client_lock:
+        if _client is None or _client[0] != os.getpid():
+            import docker
+
+            try:
+                # Many samples exec at once; the default pool of 10 connections would churn.
+                client = docker.from_env(max_pool_size=64, timeout=120)
+            except docker.errors.DockerException as err:
+                raise SandboxNotReadyError(_no_engine_message(err)) from err
+            _client = (os.getpid(), client.api)
+        return _client[1]
+
+
+def _no_engine_message(err: object) -> str:
+    where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    return (
+        f"looplab-docker: no Docker engine is reachable at {where} ({err}). "
+        f"To use Docker sandboxes {SETUP_HINT} to bring one up, {LOCAL_HINT}."
+    )
+
+
+def check_ready(image: str) -> None:
+    """Raise SandboxNotReadyError naming what is missing: the engine or the image."""
+    import docker
+
+    try:
+        api = api_client()
+        api.ping()
+    except SandboxNotReadyError:
+        raise
+    except docker.errors.DockerException as err:
+        raise SandboxNotReadyError(_no_engine_message(err)) from err
+    try:
+        info = api.inspect_image(image)
+    except docker.errors.ImageNotFound as err:
+        raise SandboxNotReadyError(
+            f"looplab-docker: the sandbox image {image!r} is not there; {SETUP_HINT} to build "
+            f"it, {LOCAL_HINT}."
+        ) from err
+    if image == DEFAULT_IMAGE:
+        labels = (info.get("Config") or {}).get("Labels") or {}
+        if labels.get(LABEL_DOCKERFILE_HASH) != dockerfile_hash():
+            logger.warning(
+                "looplab-docker: %s is older than sandboxes/Dockerfile; %s to rebuild it",
+                image,
+                SETUP_HINT,
+            )
+
+
+def dockerfile_hash() -> str:
+    return hashlib.sha256(DOCKERFILE.read_bytes()).hexdigest()
+
+
+def _container_name(task_name: str) -> str:
+    slug = re.sub(r"[^a-zA-Z0-9_.-]+", "-", task_name).strip("-.")[:40] or "task"
+    return f"looplab-{slug}-{uuid.uuid4().hex[:8]}"
+
+
+def create_container(config: DockerSandboxConfig, task_name: str) -> tuple[str, str]:
+    """Create and start one sandbox container; return (id, name). It is tracked for cleanup
+    from the moment it exists, so a failed start still gets removed."""
+    api = api_client()
+    host_config = api.create_host_config(
+        network_mode="bridge" if config.network else "none",
+        mem_limit=config.memory,
+        memswap_limit=config.memory,  # no swap beyond the memory limit
+        nano_cpus=int(config.cpus * 1e9),
+        pids_limit=config.pids_limit,
+        # Everything dropped, then only the file-ownership capabilities the config names (see
+        # DockerSandboxConfig.cap_add for why those); users are switched by the engine at exec.
+        cap_drop=["ALL"],
+        cap_add=list(config.cap_add) or None,
+        security_opt=["no-new-privileges"],
+        # A real init reaps processes orphaned by killed commands (timeouts), so none linger.
+        init=True,
+    )
+    name = _container_name(task_name)
+    labels = {
+        LABEL_SANDBOX: sandbox_namespace(),
+        LABEL_RUN: RUN_ID,
+        LABEL_TASK: task_name[:200],
+        "looplab.pid": str(os.getpid()),
+    }
+    created = api.create_container(
+        config.image,
+        name=name,
+        labels=labels,
+        host_config=host_config,
+        working_dir=config.workdir,
+        environment=config.docker_env() or None,
+        detach=True,
+    )
+    container_id: str = created["Id"]
+    TRACKED.add(container_id, config)
+    try:
+        api.start(container_id)
+    except Exception:
+        remove_container(container_id)
+        raise
+    return container_id, name
+
+
+def remove_container(container_id: str) -> bool:
+    """Force-remove one container (and its anonymous volumes). False if it was already gone."""
+    import docker
+
+    TRACKED.discard(container_id)
+    try:
+        api_client().remove_container(container_id, force=True, v=True)
+        return True
+    except docker.errors.NotFound:
+        return False
+    except docker.errors.APIError as err:
+        # 409: removal already in progress (a signal handler and a cleanup racing).
+        if err.status_code == 409:
+            return False
+        raise
+
+
+def labelled_containers() -> list[dict[str, Any]]:
+    """All containers (running or not) labelled as looplab sandboxes of this namespace."""
+    return api_client().containers(
+        all=True, filters={"label": f"{LABEL_SANDBOX}={sandbox_namespace()}"}
+    )
+
+
+class _Tracked:
+    """Containers this process created and has not removed yet, with the config each was made
+    from: `task_cleanup` runs once per config at the end of a run and removes that config's."""
+
+    def __init__(self) -> None:
+        # Re-entrant: a signal handler may run in the main thread while it holds the lock.
+        self._lock = threading.RLock()
+        self._items: dict[str, DockerSandboxConfig] = {}
+
+    def add(self, container_id: str, config: DockerSandboxConfig) -> None:
+        with self._lock:
+            self._items[container_id] = config
+
+    def discard(self, container_id: str) -> None:
+        with self._lock:
+            self._items.pop(container_id, None)
+
+    def ids(self, config: DockerSandboxConfig | None = None) -> list[str]:
+        with self._lock:
+            return [c for c, k in self._items.items() if config is None or k == config]
+
+
+TRACKED = _Tracked()
