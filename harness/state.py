@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from harness.config import HarnessConfig
 from harness.events import EventSink, RunEvent
 from harness.messages import Message
-from harness.model import Usage
+from harness.model import Model, Usage
 from harness.tools.base import Tool
 from harness.workspace import Workspace
 
@@ -36,6 +36,11 @@ class RunState:
     """Wall-clock start of the run (observability: ``duration_ms``)."""
     events: list[RunEvent] = field(default_factory=list)
     sink: EventSink | None = None
+    model: Model | None = None
+    """The model object currently answering (set by the loop and the router): controls that call
+    the model themselves (compaction's summariser, reflection) use it."""
+    handoff_reason: str | None = None
+    """Set by ``request_handoff``: the next compaction writes a handoff briefing for a new model."""
 
     def emit(self, type: str, **data: object) -> RunEvent:
         event = RunEvent(type=type, data=dict(data))
@@ -43,6 +48,11 @@ class RunState:
         if self.sink is not None:
             self.sink(event)
         return event
+
+    def request_handoff(self, reason: str) -> None:
+        """A new model is taking over (e.g. after a failover switch): the next compaction uses the
+        handoff instructions (seed 004 handoff mode)."""
+        self.handoff_reason = reason
 
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]

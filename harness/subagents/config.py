@@ -1,0 +1,35 @@
+"""Config model of sub-agents (a field of ``HarnessConfig``; default OFF).
+
+Kept out of ``harness/config.py`` so that file stays small; this module imports nothing from the
+harness, so it can never form an import cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Tier = Literal["chat", "reasoning", "worker"]
+
+
+class SubagentsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    """Offer the ``agent`` tool: a nested agent with a fresh history works on a sub-task and its
+    final answer comes back as the tool result (seeds 000, 001, 004)."""
+    max_depth: int = Field(3, ge=1)
+    """Deepest nesting allowed: the top agent is depth 0, its children 1 ... (seed 000: 3 levels;
+    seed 004: ``MAX_SPAWN_DEPTH`` 5)."""
+    max_children: int = Field(20, ge=1)
+    """Sub-agents one agent may spawn over its run (seed 004 ``MAX_CHILDREN_PER_AGENT``: 20).
+    Counted in total, not only while running: the ``agent`` tool waits for its child, so at most
+    one child per agent is ever running and a "running" count would never stop a fan-out."""
+    tier: Tier | None = None
+    """Spawn tier of the top agent (seed 002: chat spawns reasoning or worker, reasoning spawns
+    worker, worker spawns nothing). ``None``: no tier rules."""
+    deny_tools: list[str] = Field(default_factory=list)
+    """Tools no sub-agent may have; every descendant inherits the list (seed 004 deny list)."""
+    child_max_turns: int | None = Field(None, ge=1)
+    """Turn cap of a sub-agent. ``None``: the parent's ``limits.max_turns``."""
