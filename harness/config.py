@@ -9,9 +9,19 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from harness.execution.config import DeadlinesConfig, ParallelToolsConfig, ReplayConfig
+from harness.security.config import (
+    CommandGuardConfig,
+    ContextScanConfig,
+    ModeConfig,
+    PathGuardConfig,
+    PermissionsConfig,
+    RedactionConfig,
+    UntrustedOutputConfig,
+)
+from harness.subagents.config import SubagentsConfig
 
 
 class _Strict(BaseModel):
@@ -458,6 +468,17 @@ class HarnessConfig(_Strict):
     interrupt: InterruptConfig = InterruptConfig()
     queue: QueueConfig = QueueConfig()
     triage: TriageConfig = TriageConfig()
+    context_scan: ContextScanConfig = ContextScanConfig()
+    untrusted_output: UntrustedOutputConfig = UntrustedOutputConfig()
+    redaction: RedactionConfig = RedactionConfig()
+    path_guard: PathGuardConfig = PathGuardConfig()
+    command_guard: CommandGuardConfig = CommandGuardConfig()
+    permissions: PermissionsConfig = PermissionsConfig()
+    mode: ModeConfig = ModeConfig()
+    parallel_tools: ParallelToolsConfig = ParallelToolsConfig()
+    deadlines: DeadlinesConfig = DeadlinesConfig()
+    replay: ReplayConfig = ReplayConfig()
+    subagents: SubagentsConfig = SubagentsConfig()
     compaction: CompactionConfig = CompactionConfig()
     context_reset: ContextResetConfig = ContextResetConfig()
     prompt: PromptConfig = PromptConfig()

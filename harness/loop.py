@@ -75,10 +75,11 @@ class Agent:
         """Run ``task`` to a typed ending. ``history`` resumes an earlier conversation (its system
         message is kept; a new one is built when it has none)."""
         state = RunState(self.config, self.workspace, self.tools, sink=self.on_event)
+        state.model = self.router.model  # controls that call the model need it before turn 1
         if history and history[0].role == "system":
             state.messages = list(history)
         else:
-            system = await build_system_prompt(self.config, self.workspace)
+            system = await build_system_prompt(self.config, self.workspace, tools=self.tools)
             state.messages = [Message.system(system), *(history or [])]
         state.messages.append(Message.user(task))
         status, message = ExitStatus.ERROR, ""

@@ -86,6 +86,7 @@ class ModelRouter:
         attempts = repaired = 0
         while True:
             run.model_name, run.profile_id = model.name, profile.id
+            run.model = model
             run.provider = getattr(model, "provider", None) or ""
             run.model_calls += 1
             try:

@@ -43,6 +43,10 @@ class RunState:
     """Set by ``request_handoff``: the next compaction writes a handoff briefing for a new model."""
 
     def emit(self, type: str, **data: object) -> RunEvent:
+        if self.config.redaction.enabled:  # events are logged and persisted: never with secrets
+            from harness.security.redaction import redact_data
+
+            data = redact_data(data, self.config.redaction.extra_patterns)
         event = RunEvent(type=type, data=dict(data))
         self.events.append(event)
         if self.sink is not None:

@@ -18,6 +18,7 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 from reports.catalog import families  # noqa: E402
+from reports.fmt import counts  # noqa: E402
 from reports.tables import CELL_STATES  # noqa: E402
 
 STATE_STYLE = {
@@ -69,12 +70,8 @@ def heatmap(cells: pd.DataFrame, configs: list[str], path: Path) -> Path:
 
 
 def _mark(cell: dict) -> str:
-    mark = STATE_STYLE[cell["state"]][2]
-    judged = cell["n_pass"] + cell["n_fail"]
-    n = judged + cell["n_error"] + cell["n_unjudged"]
-    if n > 1 and cell["state"] in ("pass", "fail"):
-        return f"{mark} {cell['n_pass']}/{n}"
-    return mark
+    n = counts(cell)
+    return f"{STATE_STYLE[cell['state']][2]} {n}".strip()
 
 
 def _family_bands(ax, cells: pd.DataFrame, items: list[str], n_configs: int) -> None:

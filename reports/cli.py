@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head`: not an error of ours
+        return 0
 
 
 def scorecard(args: argparse.Namespace) -> int:
@@ -90,12 +92,12 @@ def compare(args: argparse.Namespace) -> int:
         logdir = resolve_logdir(args.logs)
         run = _guard(lambda: load_run(logdir))
         sides = sides_in_run(run, args.a, args.b)
-        title, default = f"{args.b} vs {args.a} in {run.name}", f"{run.name}-{args.a}-vs-{args.b}"
+        title, default = f"{args.a} → {args.b} in {run.name}", f"{run.name}-{args.a}-vs-{args.b}"
     else:
         dir_a, dir_b = resolve_logdir(args.a), resolve_logdir(args.b)
         run_a, run_b = _guard(lambda: load_run(dir_a)), _guard(lambda: load_run(dir_b))
         sides = sides_from_dirs(run_a, run_b, args.config)
-        title, default = f"{run_b.name} vs {run_a.name}", f"{run_a.name}-vs-{run_b.name}"
+        title, default = f"{run_a.name} → {run_b.name}", f"{run_a.name}-vs-{run_b.name}"
     out = args.out or OUT_DIR / ("compare-" + _safe(default))
     text = render_compare(title, sides)
     out.mkdir(parents=True, exist_ok=True)

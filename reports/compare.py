@@ -13,7 +13,7 @@ import pandas as pd
 
 from reports import tables
 from reports.catalog import catalog
-from reports.fmt import CELL_TEXT, md_escape, num
+from reports.fmt import CELL_TEXT, counts, md_escape, missing, num
 from reports.load import RunData, select_config
 from reports.logdir import ReportError
 from reports.stats import bootstrap_mean_ci, mcnemar_exact
@@ -21,6 +21,8 @@ from reports.stats import bootstrap_mean_ci, mcnemar_exact
 ALPHA = 0.05
 """Significance level the 'reading' column uses."""
 KEY = ["scenario_id", "epoch", "item"]
+FEW_PAIRS = 5
+"""Below this many pairs a bootstrap interval understates the noise."""
 
 
 @dataclass
@@ -141,26 +143,30 @@ def _flips_md(f: pd.DataFrame) -> list[str]:
 
 
 def _state(r: dict, side: str) -> str:
-    text = CELL_TEXT[r[f"state_{side}"]]
-    n = sum(int(r.get(f"n_{k}_{side}") or 0) for k in ("pass", "fail", "error", "unjudged"))
-    return f"{text} {int(r.get(f'n_pass_{side}') or 0)}/{n}" if n > 1 else text
+    cell = {k: int(r.get(f"n_{k}_{side}") or 0) for k in ("pass", "fail", "error", "unjudged")}
+    cell = {f"n_{k}": v for k, v in cell.items()} | {"state": r[f"state_{side}"]}
+    n = counts(cell)
+    return f"{CELL_TEXT[cell['state']]} {n}".strip()
 
 
 def _moves_md(m: pd.DataFrame) -> list[str]:
     lines = ["### Figures that moved", "",
              "Δ = B − A, mean over paired observations; the interval is a 95% bootstrap "
-             "interval of that mean (shown with two or more pairs).", ""]
+             f"interval of that mean (shown with two or more pairs; under {FEW_PAIRS} pairs it "
+             "is too narrow, so read it next to the McNemar table).", ""]
     if m.empty:
         return lines + ["None: every paired figure is the same on both sides.", ""]
     rows = []
     for r in m.to_dict("records"):
         better = (r["delta"] < 0) == r["lower_is_better"]
-        if r["low"] is None:
+        if missing(r["low"]):
             ci, reading = "–", "one pair: cannot tell from noise"
         else:
             ci = f"[{num(r['low'])}, {num(r['high'])}]"
             excludes = r["low"] > 0 or r["high"] < 0
             reading = ("B better" if better else "B worse") if excludes else "within noise"
+            if excludes and r["n"] < FEW_PAIRS:
+                reading += " (few pairs)"
         rows.append([f"`{r['item']}`", r["unit"], num(r["a"]), num(r["b"]),
                      f"{'+' if r['delta'] > 0 else ''}{num(r['delta'])}", ci, str(r["n"]),
                      reading])
@@ -178,7 +184,13 @@ def _stats_md(t: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
               "treats pairs as independent, which items of one sample are not.", ""]
     rows = [[f"`{r['item']}`" if not r["item"].startswith("(") else r["item"], str(r["n"]),
              str(r["a_pass"]), str(r["b_pass"]), str(r["a_only"]), str(r["b_only"]),
-             f"{r['p']:.4g}", "difference" if r["p"] < ALPHA else "could be noise"]
+             f"{r['p']:.4g}", _reading(r)]
             for r in t.to_dict("records")]
     return lines + _table(["item", "pairs", "A pass", "B pass", "A-only", "B-only",
                            "p (exact)", "reading"], rows)
+
+
+def _reading(r: dict) -> str:
+    if r["a_only"] == r["b_only"] == 0:
+        return "no discordant pair"
+    return "difference" if r["p"] < ALPHA else "could be noise"

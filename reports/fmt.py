@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from urllib.parse import quote
@@ -13,35 +14,65 @@ CELL_TEXT = {
     "unjudged": "❔ not judged",
     "not_probed": "—",
 }
+PLAIN_CELL_TEXT = {
+    "pass": "✓ pass",
+    "fail": "✗ fail",
+    "error": "! error",
+    "unjudged": "? not judged",
+    "not_probed": "—",
+}
+"""For HTML: browsers without an emoji font (headless CI) draw the emoji as boxes."""
 VIEW_PORT = 7575
 """``inspect view``'s default port, for the viewer links."""
 
 
+def missing(value: object) -> bool:
+    """True for None and NaN (pandas turns None into NaN in numeric columns)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def num(value: float | None, digits: int = 3) -> str:
-    """A figure for people: integers stay integers, others get ``digits`` significant digits."""
-    if value is None:
+    """A number for people: integers and large values as integers, others to ``digits``
+    significant digits."""
+    if missing(value):
         return "–"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.{digits}g}"
+    value = float(value)  # type: ignore[arg-type]
+    if value.is_integer() or abs(value) >= 10 ** (digits - 1):
+        return f"{round(value):,}"
+    return f"{value:.{digits}g}"
 
 
 def rate(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.0f}%"
+    return "–" if missing(value) else f"{100 * value:.0f}%"  # type: ignore[operator]
 
 
 def figure(value: float | None, unit: str) -> str:
-    if value is None:
+    if missing(value):
         return ""
     return f"{num(value)} {unit}".strip()
 
 
-def cell_text(cell: dict) -> str:
-    """Pass/fail (with passes/observations when several) and the mean figure."""
-    text = CELL_TEXT[cell["state"]]
-    n = cell["n_pass"] + cell["n_fail"] + cell["n_error"] + cell["n_unjudged"]
-    if n > 1:
-        text += f" {cell['n_pass']}/{n}"
+def counts(cell: dict) -> str:
+    """``k/n`` (passes / judged observations) when there are several observations, plus how
+    many errored or went unjudged next to them; empty for a single observation."""
+    judged = cell["n_pass"] + cell["n_fail"]
+    total = judged + cell["n_error"] + cell["n_unjudged"]
+    if total <= 1 or cell["state"] in ("error", "unjudged") and judged == 0:
+        return "" if total <= 1 else f"×{total}"
+    text = f"{cell['n_pass']}/{judged}"
+    if cell["n_error"]:
+        text += f" +{cell['n_error']} err"
+    if cell["n_unjudged"]:
+        text += f" +{cell['n_unjudged']} ?"
+    return text
+
+
+def cell_text(cell: dict, words: dict[str, str] = CELL_TEXT) -> str:
+    """Pass/fail with counts when there are several observations, and the mean figure."""
+    text = words[cell["state"]]
+    n = counts(cell)
+    if n:
+        text += f" {n}"
     fig = figure(cell["figure"], cell["unit"])
     return f"{text} · {fig}" if fig else text
 

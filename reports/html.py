@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING
 
 from reports.catalog import families
 from reports.charts import STATE_STYLE
-from reports.fmt import cell_text, figure, first_line, num, rate, rel_link, viewer_url
+from reports.fmt import (
+    PLAIN_CELL_TEXT,
+    cell_text,
+    figure,
+    first_line,
+    num,
+    rate,
+    rel_link,
+    viewer_url,
+)
 from reports.tables import CELL_STATES
 
 if TYPE_CHECKING:
@@ -96,7 +105,9 @@ def _heatmap(card: Scorecard) -> str:
 
 def _items(card: Scorecard) -> str:
     out = tag("h2", "Checklist items × configurations") + tag(
-        "p", "k/n: passes / observations; the figure is the mean over judged observations.")
+        "p", "With several observations (epochs × scenarios): k/n = passes / judged "
+        "observations, +e err = observations that errored, +u ? = not judged; the figure is "
+        "the mean over judged observations.")
     for fam in families():
         fc = card.cells[card.cells["family"] == fam]
         if fc.empty:
@@ -105,7 +116,8 @@ def _items(card: Scorecard) -> str:
         for item, g in fc.groupby("item", sort=False):
             by_config = {r["config"]: r for r in g.to_dict("records")}
             rows.append([tag("code", escape(item)), escape(g["title"].iloc[0]),
-                         *[escape(cell_text(by_config[c])) for c in card.run.configs]])
+                         *[escape(cell_text(by_config[c], PLAIN_CELL_TEXT))
+                           for c in card.run.configs]])
             classes.append(["", "", *[by_config[c]["state"] for c in card.run.configs]])
         out += tag("h3", escape(fam)) + table(["item", "promise", *card.run.configs], rows,
                                               classes=classes, id_=f"items-{fam}")

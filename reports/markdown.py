@@ -71,8 +71,9 @@ def items_section(card: Scorecard) -> list[str]:
     legend = " · ".join(f"{v} = {k.replace('_', ' ')}" if k == "not_probed" else v
                         for k, v in CELL_TEXT.items())
     lines = ["## Checklist items × configurations", "",
-             f"{legend}. `k/n`: passes / observations (epochs × scenarios); the figure is the "
-             "mean over judged observations.", ""]
+             f"{legend}. With several observations (epochs × scenarios): `k/n` = passes / judged "
+             "observations, `+e err` = observations that errored, `+u ?` = not judged; the "
+             "figure is the mean over judged observations.", ""]
     for fam in families():
         fc = card.cells[card.cells["family"] == fam]
         if fc.empty:

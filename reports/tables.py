@@ -101,7 +101,8 @@ def corpus(run: RunData) -> pd.DataFrame | None:
         row: dict = {"config": config}
         for kind, hit, name in (("poisoned", "pass", "blocked"), ("benign", "fail", "flagged")):
             ks = s[(s["config"] == config) & (s["corpus"] == kind)]
-            v = [verdict.get((config, r["scenario_id"], r["epoch"]), "error")
+            v = [verdict.get((config, r["scenario_id"], r["epoch"]),
+                             "error" if r["status"] == "error" else "unjudged")
                  for r in ks.to_dict("records")]
             judged = [x for x in v if x in ("pass", "fail")]
             row[f"{kind}_n"] = len(judged)
@@ -165,10 +166,16 @@ def _mean(col: pd.Series) -> float | None:
 def failures(run: RunData) -> pd.DataFrame:
     """Every failed or unjudged item observation, and every errored sample, for the report."""
     bad = run.items[run.items["state"].isin(["fail", "unjudged"])]
-    return bad.sort_values(["config", "item", "scenario_id", "epoch"], kind="stable")
+    return _in_config_order(run, bad, ["item", "scenario_id", "epoch"])
 
 
 def errors(run: RunData) -> pd.DataFrame:
     """Errored samples (including never-run ones of cancelled logs)."""
     e = run.samples[run.samples["status"] == "error"]
-    return e.sort_values(["config", "scenario_id", "epoch"], kind="stable")
+    return _in_config_order(run, e, ["scenario_id", "epoch"])
+
+
+def _in_config_order(run: RunData, frame: pd.DataFrame, then: list[str]) -> pd.DataFrame:
+    rank = {c: n for n, c in enumerate(run.configs)}
+    return (frame.assign(_rank=frame["config"].map(rank))
+            .sort_values(["_rank", *then], kind="stable").drop(columns="_rank"))

@@ -33,8 +33,8 @@ _install_lock = threading.Lock()
 _previous: dict[int, Any] = {}
 
 
-def remove_tracked(config: DockerSandboxConfig | None = None) -> int:
-    """Remove tracked containers (all, or those made from `config`) in parallel; return how many."""
+def remove_tracked(config: DockerSandboxConfig | None = None, parallel: bool = True) -> int:
+    """Remove tracked containers (all, or those made from `config`); return how many."""
     ids = TRACKED.ids(config)
     if not ids:
         return 0
@@ -46,6 +46,8 @@ def remove_tracked(config: DockerSandboxConfig | None = None) -> int:
             logger.warning("looplab-docker: could not remove container %s: %s", container_id, err)
             return False
 
+    if not parallel or len(ids) == 1:
+        return sum(map(_remove, ids))
     with ThreadPoolExecutor(max_workers=min(8, len(ids))) as pool:
         return sum(pool.map(_remove, ids))
 
@@ -66,8 +68,9 @@ def install_exit_handlers() -> None:
 
 
 def _at_exit() -> None:
+    # Sequential: thread pools refuse new work once the interpreter is shutting down.
     if _installed_pid == os.getpid():
-        remove_tracked()
+        remove_tracked(parallel=False)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:

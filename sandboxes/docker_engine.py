@@ -66,14 +66,16 @@ class SandboxNotReadyError(_prerequisite_base()):  # type: ignore[misc]
 
 
 _client_lock = threading.Lock()
-_client: tuple[int, APIClient] | None = None
+_client: tuple[tuple[int, str | None], APIClient] | None = None
 
 
 def api_client() -> APIClient:
-    """The process's low-level Docker client (created on first use, re-created after fork)."""
+    """The process's low-level Docker client, created on first use and again after a fork or a
+    change of DOCKER_HOST."""
     global _client
+    key = (os.getpid(), os.environ.get("DOCKER_HOST"))
     with _client_lock:
-        if _client is None or _client[0] != os.getpid():
+        if _client is None or _client[0] != key:
             import docker
 
             try:
@@ -81,7 +83,7 @@ def api_client() -> APIClient:
                 client = docker.from_env(max_pool_size=64, timeout=120)
             except docker.errors.DockerException as err:
                 raise SandboxNotReadyError(_no_engine_message(err)) from err
-            _client = (os.getpid(), client.api)
+            _client = (key, client.api)
         return _client[1]
 
 

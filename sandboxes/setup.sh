@@ -2,17 +2,19 @@
 # Bring up what the looplab-docker sandbox needs: a Docker engine, a Debian bookworm base image and
 # the looplab sandbox image. Idempotent: every step first checks whether its result is there.
 #
-# Usage: sandboxes/setup.sh [--check] [--help]
-#   --check   only report whether the engine and the sandbox image are ready; change nothing.
+# Usage: sandboxes/setup.sh [--check] [--print-mirror] [--help]
+#   --check          only report whether the engine and the sandbox image are ready; change nothing.
+#   --print-mirror   print the Debian mirror a debootstrap would use, and exit.
 #
 # Exit codes: 0 ready; 1 not ready (--check only); 2 bad usage; 3 no Docker engine;
-#             4 base image could not be made; 5 sandbox image build failed.
+#             4 base image could not be made (or no Debian mirror found); 5 image build failed.
 #
 # Environment overrides:
 #   LOOPLAB_SANDBOX_IMAGE   image to build        (default looplab-sandbox:latest)
 #   LOOPLAB_BASE_IMAGE      base image to use     (default looplab-base:bookworm)
 #   LOOPLAB_SANDBOX_CACHE   debootstrap cache dir (default <repo>/.sandbox-cache, git-ignored)
 #   LOOPLAB_DEBIAN_MIRROR   Debian mirror for debootstrap (default: read from apt's sources)
+#   LOOPLAB_APT_DIR         where apt's sources are read from (default /etc/apt)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,7 +25,9 @@ BASE_IMAGE="${LOOPLAB_BASE_IMAGE:-looplab-base:bookworm}"
 CACHE="${LOOPLAB_SANDBOX_CACHE:-$REPO/.sandbox-cache}"
 SUITE="bookworm"
 HASH_LABEL="looplab.dockerfile-sha256"
+APT_DIR="${LOOPLAB_APT_DIR:-/etc/apt}"
 DOCKERD_LOG="/var/log/looplab-dockerd.log"
+APT_LOG="/var/log/looplab-apt.log"
 ENGINE_WAIT_S=60
 
 step() { printf '[sandbox] %s\n' "$*"; }
@@ -34,14 +38,16 @@ fail() {
   exit "$code"
 }
 
-usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 CHECK_ONLY=0
+PRINT_MIRROR=0
 for arg in "$@"; do
   case "$arg" in
     --check) CHECK_ONLY=1 ;;
+    --print-mirror) PRINT_MIRROR=1 ;;
     -h | --help) usage; exit 0 ;;
-    *) usage >&2; fail 2 "unknown option '$arg' (known: --check, --help)" ;;
+    *) usage >&2; fail 2 "unknown option '$arg' (known: --check, --print-mirror, --help)" ;;
   esac
 done
 
@@ -52,6 +58,40 @@ image_hash() {
   docker image inspect -f "{{ index .Config.Labels \"$HASH_LABEL\" }}" "$IMAGE" 2>/dev/null || true
 }
 no_engine_hint="run 'make sandbox' as root on Debian, start Docker yourself, or run without Docker: make eval SANDBOX=local (sandbox=local)"
+
+# Prints the first Debian mirror URI apt uses for the main suite (deb822 .sources or sources.list).
+debian_mirror() {
+  if [[ -n "${LOOPLAB_DEBIAN_MIRROR:-}" ]]; then
+    echo "$LOOPLAB_DEBIAN_MIRROR"
+    return
+  fi
+  local f
+  for f in "$APT_DIR"/sources.list.d/*.sources; do
+    [[ -f "$f" ]] || continue
+    # A deb822 file is blank-line separated stanzas; keep the URI of one whose Suites has $SUITE.
+    awk -v suite="$SUITE" '
+      function flush() { if (uri != "" && ok && deb) { print uri; found = 1; exit } uri = ""; ok = 0; deb = 0 }
+      /^[[:space:]]*$/ { flush(); next }
+      /^[[:space:]]*#/ { next }
+      tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+      tolower($1) == "uris:" { uri = $2 }
+      tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
+      END { if (!found) flush() }
+    ' "$f" | head -n1
+  done
+  for f in "$APT_DIR"/sources.list "$APT_DIR"/sources.list.d/*.list; do
+    [[ -f "$f" ]] || continue
+    # deb [options] URI SUITE COMPONENTS...
+    sed -E 's/\[[^]]*\]//' "$f" | awk -v suite="$SUITE" '$1 == "deb" && $3 == suite { print $2; exit }'
+  done
+}
+
+if [[ "$PRINT_MIRROR" == 1 ]]; then
+  mirror="$(debian_mirror | head -n1)"
+  [[ -n "$mirror" ]] || fail 4 "no Debian mirror for '$SUITE' in $APT_DIR/sources.list(.d); set LOOPLAB_DEBIAN_MIRROR"
+  echo "$mirror"
+  exit 0
+fi
 
 # --- --check: report and change nothing ----------------------------------------------------------
 if [[ "$CHECK_ONLY" == 1 ]]; then
@@ -84,9 +124,10 @@ start_engine() {
   fi
   if ! command -v dockerd >/dev/null 2>&1; then
     step "engine: installing docker.io with apt-get"
-    apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null || fail 3 "apt-get update failed ($no_engine_hint)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 docker.io >/dev/null \
-      || fail 3 "apt-get install docker.io failed ($no_engine_hint)"
+    apt-get update -qq -o DPkg::Lock::Timeout=600 >>"$APT_LOG" 2>&1 \
+      || fail 3 "apt-get update failed, see $APT_LOG ($no_engine_hint)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 docker.io \
+      >>"$APT_LOG" 2>&1 || fail 3 "apt-get install docker.io failed, see $APT_LOG ($no_engine_hint)"
   fi
   if pgrep -x dockerd >/dev/null 2>&1; then
     step "engine: dockerd already running, waiting for it to answer"
@@ -116,38 +157,11 @@ else
 fi
 
 # --- (b) base image -------------------------------------------------------------------------------
-# Prints the first Debian mirror URI apt uses for the main suite (deb822 .sources or sources.list).
-debian_mirror() {
-  if [[ -n "${LOOPLAB_DEBIAN_MIRROR:-}" ]]; then
-    echo "$LOOPLAB_DEBIAN_MIRROR"
-    return
-  fi
-  local f
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [[ -f "$f" ]] || continue
-    # A deb822 file is blank-line separated stanzas; keep the URI of one whose Suites has $SUITE.
-    awk -v suite="$SUITE" '
-      function flush() { if (uri != "" && ok && deb) { print uri; found = 1; exit } uri = ""; ok = 0; deb = 0 }
-      /^[[:space:]]*$/ { flush(); next }
-      /^[[:space:]]*#/ { next }
-      tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
-      tolower($1) == "uris:" { uri = $2 }
-      tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) ok = 1 }
-      END { if (!found) flush() }
-    ' "$f" | head -n1
-  done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [[ -f "$f" ]] || continue
-    # deb [options] URI SUITE COMPONENTS...
-    sed -E 's/\[[^]]*\]//' "$f" | awk -v suite="$SUITE" '$1 == "deb" && $3 == suite { print $2; exit }'
-  done
-}
-
 make_base_by_debootstrap() {
   [[ "$(id -u)" == 0 ]] || fail 4 "$BASE_IMAGE is missing, pulling failed and debootstrap needs root"
   local mirror root done_marker
   mirror="$(debian_mirror | head -n1)"
-  [[ -n "$mirror" ]] || fail 4 "no Debian mirror for '$SUITE' in /etc/apt/sources.list(.d); set LOOPLAB_DEBIAN_MIRROR"
+  [[ -n "$mirror" ]] || fail 4 "no Debian mirror for '$SUITE' in $APT_DIR/sources.list(.d); set LOOPLAB_DEBIAN_MIRROR"
   root="$CACHE/debootstrap-$SUITE"
   done_marker="$CACHE/debootstrap-$SUITE.done"
   if [[ -f "$done_marker" && -d "$root" ]]; then
@@ -155,9 +169,10 @@ make_base_by_debootstrap() {
   else
     if ! command -v debootstrap >/dev/null 2>&1; then
       step "base image: installing debootstrap with apt-get"
-      apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null || fail 4 "apt-get update failed"
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 debootstrap >/dev/null \
-        || fail 4 "apt-get install debootstrap failed"
+      apt-get update -qq -o DPkg::Lock::Timeout=600 >>"$APT_LOG" 2>&1 \
+        || fail 4 "apt-get update failed, see $APT_LOG"
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 debootstrap \
+        >>"$APT_LOG" 2>&1 || fail 4 "apt-get install debootstrap failed, see $APT_LOG"
     fi
     step "base image: debootstrap --variant=minbase $SUITE from $mirror into $root"
     rm -rf "$root"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from harness.textcut import truncate
 from harness.messages import Message
+from harness.textcut import truncate
 
 
 def _args(arguments: dict[str, object], limit: int = 400) -> str:

@@ -6,16 +6,27 @@ never tests a config flag.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from harness.config import HarnessConfig
 from harness.controls.base import Control
 from harness.controls.budget import TokenBudget
+from harness.controls.compaction import Compaction
 from harness.controls.empty_reply import EmptyReplyGuard
 from harness.controls.loop_detection import LoopDetection
 from harness.controls.observability import Observability
 from harness.controls.truncation import Truncation
+from harness.sessions import progress_tools as _session_tools  # noqa: F401  (registers tools)
+
+if TYPE_CHECKING:
+    from harness.security.permissions import Approver
 
 
-def build_controls(config: HarnessConfig) -> list[Control]:
+def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -> list[Control]:
+    """``approver``: the async ``(tool_name, args) -> bool`` callback permission modes ask."""
+    # Security controls are imported here: their modules import harness.controls.base.
+    from harness.security.wiring import after_tool_controls, before_tool_controls
+
     controls: list[Control] = []
     # First: the run record starts before anything else acts, and the token budget stops the
     # run before any other control spends work on a model call that will not happen.
@@ -23,10 +34,16 @@ def build_controls(config: HarnessConfig) -> list[Control]:
         controls.append(Observability(config.observability))
     if config.budget.enabled:
         controls.append(TokenBudget(config.budget))
+    # Security refusals (mode, destructive command, path, permission) before any other control
+    # acts on a call, so a blocked call never triggers hooks such as the pre-commit test run.
+    controls.extend(before_tool_controls(config, approver))
     # Order matters for after_tool: truncation cuts the raw output first, then loop detection
     # prepends its warning, so an intervention is never truncated away.
     if config.truncation.enabled:
         controls.append(Truncation(config))
+    # Redact, then wrap untrusted output: after truncation (the END marker is never cut off),
+    # before hooks and loop detection (their feedback stays outside the untrusted block).
+    controls.extend(after_tool_controls(config))
     if config.hooks.enabled:
         # After truncation (hook feedback such as lint errors is never cut away), before loop
         # detection (its intervention leads the tool result). Imported here because
@@ -38,6 +55,21 @@ def build_controls(config: HarnessConfig) -> list[Control]:
         controls.append(LoopDetection(config.loop_detection))
     if config.empty_reply.enabled:
         controls.append(EmptyReplyGuard(config.empty_reply))
+    # Late: reflection adds its paragraph after the turn's other feedback, and compaction runs
+    # last before the model call, so it sees everything the other controls added.
+    # harness.reflection imports harness.controls.base, hence the local import.
+    if config.reflection.enabled:
+        from harness.reflection import Reflection
+
+        controls.append(Reflection(config.reflection))
+    if config.compaction.enabled:
+        controls.append(Compaction(config))
+    # LAST, keep it last: the session bootstrap, then the transcript, which persists what every
+    # other control added. harness.sessions.controls imports controls.base: local import.
+    if config.transcript.enabled or config.progress.enabled:
+        from harness.sessions.controls import build_session_controls
+
+        controls.extend(build_session_controls(config))
     return controls
 
 

@@ -37,20 +37,25 @@ def to_call(action: Run | Read | Write | ListDir | RawCall, tools: list[ToolSpec
             return _call(name, dict(args))
         case Run(command=command):
             return _call(shell, {"command": command}) if shell else None
+        # inspect's text_editor wants absolute paths, which the actor cannot know; a model would
+        # use the shell for relative paths too, so the editor is the last resort.
         case Read(path=path):
             if "read_file" in names:
                 return _call("read_file", {"path": path})
+            if shell:
+                return _call(shell, {"command": f"cat {shlex.quote(path)}"})
             if "text_editor" in names:
                 return _call("text_editor", {"command": "view", "path": path})
-            return _call(shell, {"command": f"cat {shlex.quote(path)}"}) if shell else None
+            return None
         case Write(path=path, content=content):
             if "write_file" in names:
                 return _call("write_file", {"path": path, "content": content})
+            if shell:
+                q = shlex.quote(path)
+                cmd = f"mkdir -p \"$(dirname {q})\" && printf %s {shlex.quote(content)} > {q}"
+                return _call(shell, {"command": cmd})
             if "text_editor" in names:
                 return _call("text_editor", {"command": "create", "path": path, "file_text": content})
-            if shell:
-                cmd = f"mkdir -p \"$(dirname {shlex.quote(path)})\" && printf %s {shlex.quote(content)} > {shlex.quote(path)}"
-                return _call(shell, {"command": cmd})
             return None
         case ListDir(path=path):
             if "list_dir" in names:

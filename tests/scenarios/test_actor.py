@@ -15,15 +15,22 @@ def test_run_maps_to_bash():
     assert [(c.name, c.arguments) for c in reply.tool_calls] == [("bash", {"command": "ls"})]
 
 
+EDITOR_ONLY = [ToolSpec(name="text_editor", description="", parameters={})]
+
+
 def test_read_maps_per_harness():
     assert to_reply(Read("a.txt"), OURS).tool_calls[0].name == "read_file"
     c = to_reply(Read("a.txt"), REACT).tool_calls[0]
+    assert (c.name, c.arguments) == ("bash", {"command": "cat a.txt"})
+    c = to_reply(Read("a.txt"), EDITOR_ONLY).tool_calls[0]
     assert (c.name, c.arguments) == ("text_editor", {"command": "view", "path": "a.txt"})
 
 
 def test_write_maps_per_harness():
     assert to_reply(Write("a", "x"), OURS).tool_calls[0].arguments == {"path": "a", "content": "x"}
-    c = to_reply(Write("a", "x"), REACT).tool_calls[0]
+    c = to_reply(Write("d/a", "x y"), REACT).tool_calls[0]
+    assert c.name == "bash" and "printf %s 'x y' > d/a" in c.arguments["command"]
+    c = to_reply(Write("a", "x"), EDITOR_ONLY).tool_calls[0]
     assert c.arguments == {"command": "create", "path": "a", "file_text": "x"}
 
 

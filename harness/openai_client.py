@@ -1,0 +1,248 @@
+"""A ``Model`` for any OpenAI-compatible chat-completions server (vLLM, llama.cpp, ...).
+
+Pure stdlib (``urllib`` in a worker thread): the harness needs no SDK. HTTP failures become
+classified ``ProviderError``s so failover decides on kinds, never on message text:
+
+- 429 → ``rate_limit`` (``quota_exceeded`` when the body speaks of quota or billing)
+- 503, 529 (and 502, 504) → ``overloaded``; 401, 403 → ``auth_error``
+- 400/413/422 mentioning the context length → ``context_overflow``; other 4xx → ``bad_request``
+- timeouts and connection errors → ``timeout``; anything else → ``other``
+
+``Retry-After`` (seconds or an HTTP date, or ``retry-after-ms``) is passed on as ``retry_after``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import itertools
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+from harness.events import subsystem_logger
+from harness.messages import Message, ToolCall
+from harness.model import FaultKind, ModelReply, ProviderError, ToolSpec, Usage
+
+log = subsystem_logger("openai-client")
+
+INVALID_JSON_KEY = "_invalid_json"
+"""Arguments of a tool call whose JSON could not be parsed: the raw text is kept under this key
+(and the parse error under ``_error``) so the call still gets an error result, not a crash."""
+
+_CONTEXT = re.compile(
+    r"context length|maximum context|context window|too many tokens|prompt is too long"
+    r"|input is too long|exceeds the model",
+    re.IGNORECASE,
+)
+_QUOTA = re.compile(r"quota|insufficient_quota|billing|credit", re.IGNORECASE)
+_ids = itertools.count(1)
+
+
+def api_urls(base_url: str) -> tuple[str, str]:
+    """``(api, root)`` for a base URL given with or without ``/v1``: chat completions live at
+    ``api + "/chat/completions"``, vLLM's ``/tokenize`` at ``root + "/tokenize"``."""
+    b = base_url.strip().rstrip("/")
+    if not re.match(r"^https?://[^/\s]+", b):
+        raise ValueError(f"base_url {base_url!r}: expected http(s)://host[:port][/v1]")
+    b = re.sub(r"/chat/completions$", "", b)
+    api = b if re.search(r"/v\d+$", b) else b + "/v1"
+    return api, re.sub(r"/v\d+$", "", api)
+
+
+def parse_retry_after(headers: Mapping[str, str] | Any) -> float | None:
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_text(body: str) -> str:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()[:1000]
+    err = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(err, dict):
+        return str(err.get("message") or err.get("detail") or err)[:1000]
+    return str(err)[:1000]
+
+
+def classify_http_error(
+    status: int, body: str, retry_after: float | None = None, model: str | None = None
+) -> ProviderError:
+    text = _error_text(body) or f"HTTP {status}"
+    kind: FaultKind
+    if status == 429:
+        kind = "quota_exceeded" if _QUOTA.search(body) else "rate_limit"
+    elif status in (502, 503, 504, 529):
+        kind = "overloaded"
+    elif status in (401, 403):
+        kind = "auth_error"
+    elif status in (400, 413, 422) and _CONTEXT.search(body):
+        kind = "context_overflow"
+    elif 400 <= status < 500:
+        kind = "bad_request"
+    else:
+        kind = "other"
+    return ProviderError(kind, text, status=status, retry_after=retry_after, model=model)
+
+
+def to_openai(message: Message) -> dict[str, Any]:
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.role == "assistant" and message.tool_calls:
+        out["content"] = message.content or None
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in message.tool_calls
+        ]
+    return out
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError) as e:
+        return {INVALID_JSON_KEY: str(raw)[:4000], "_error": f"arguments are not valid JSON: {e}"}
+    if not isinstance(value, dict):
+        return {INVALID_JSON_KEY: str(raw)[:4000], "_error": "arguments must be a JSON object"}
+    return value
+
+
+def parse_reply(data: Any, model: str) -> ModelReply:
+    try:
+        choice = data["choices"][0]
+        msg = choice["message"]
+    except (KeyError, IndexError, TypeError) as e:
+        raise ProviderError("other", f"malformed chat completion ({e!r}): {str(data)[:300]}",
+                            model=model) from None
+    calls = []
+    for tc in msg.get("tool_calls") or []:
+        fn = tc.get("function") or {}
+        calls.append(ToolCall(id=tc.get("id") or f"call_{next(_ids)}", name=fn.get("name") or "",
+                              arguments=parse_arguments(fn.get("arguments"))))
+    thoughts = msg.get("reasoning_content") or msg.get("reasoning") or None
+    u = data.get("usage") or {}
+    details = u.get("prompt_tokens_details") or {}
+    usage = Usage(input_tokens=u.get("prompt_tokens") or 0,
+                  output_tokens=u.get("completion_tokens") or 0,
+                  cached_tokens=details.get("cached_tokens") or 0)
+    return ModelReply(
+        message=Message(role="assistant", content=msg.get("content") or "", tool_calls=calls,
+                        thoughts=thoughts),
+        usage=usage, model=data.get("model") or model,
+        stop_reason=choice.get("finish_reason") or "stop",
+    )
+
+
+class OpenAICompatModel:
+    """``POST {base}/v1/chat/completions``. One instance is one auth profile: several instances
+    with the same ``model`` and different ``profile_id``/``api_key`` rotate on failures."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        profile_id: str | None = None,
+        provider: str = "openai-compat",
+        timeout_s: float = 300.0,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> None:
+        self.api_url, self.root_url = api_urls(base_url)
+        self.name = model
+        self.api_key = api_key
+        self.profile_id = profile_id
+        self.provider = provider
+        self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self._tokenize: bool | None = None
+        """Whether the server has ``/tokenize``: unknown until tried once, then remembered."""
+
+    def _headers(self) -> dict[str, str]:
+        h = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            h["Authorization"] = f"Bearer {self.api_key}"
+        return h
+
+    def _post(self, url: str, payload: dict[str, Any]) -> Any:
+        req = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST",
+                                     headers=self._headers())
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                body = resp.read().decode("utf-8", errors="replace")
+        except urllib.error.HTTPError as e:
+            text = e.read().decode("utf-8", errors="replace") if e.fp else ""
+            raise classify_http_error(e.code, text, parse_retry_after(e.headers), self.name) from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+            reason = getattr(e, "reason", e)
+            raise ProviderError("timeout", f"{url}: {reason}", model=self.name) from None
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise ProviderError("other", f"{url}: response is not JSON: {body[:300]}",
+                                model=self.name) from None
+
+    def payload(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+        p: dict[str, Any] = {"model": self.name, "messages": [to_openai(m) for m in messages]}
+        if tools:
+            p["tools"] = [{"type": "function", "function": {
+                "name": t.name, "description": t.description, "parameters": t.parameters}}
+                for t in tools]
+            p["tool_choice"] = "auto"
+        if self.max_tokens is not None:
+            p["max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            p["temperature"] = self.temperature
+        return p
+
+    async def generate(self, messages: list[Message], tools: list[ToolSpec]) -> ModelReply:
+        url = self.api_url + "/chat/completions"
+        data = await asyncio.to_thread(self._post, url, self.payload(messages, tools))
+        return parse_reply(data, self.name)
+
+    async def count_tokens(self, messages: list[Message]) -> int | None:
+        if self._tokenize is False:
+            return None
+        payload = {"model": self.name, "messages": [to_openai(m) for m in messages],
+                   "add_generation_prompt": True}
+        try:
+            data = await asyncio.to_thread(self._post, self.root_url + "/tokenize", payload)
+            count = int(data["count"])
+        except (ProviderError, KeyError, TypeError, ValueError) as e:
+            if self._tokenize is None:
+                log.info("no usable /tokenize at %s (%s): estimating tokens", self.root_url, e)
+                self._tokenize = False
+            return None
+        self._tokenize = True
+        return count

@@ -1,0 +1,204 @@
+"""``Session``: one conversation that outlives a run — persisted, resumable, interruptible,
+serialised through the queue, with non-user triggers triaged first.
+
+Every ``send`` is one ``Agent.run`` over the session's history, built fresh per message from the
+config; the session-bound controls (interrupt fence, lane progress, bootstrap, transcript) are
+shared across its runs. Post-turn hooks fire in the background after every run, interrupted ones
+included, so partial context is never lost (seed 002).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+
+from harness.config import HarnessConfig
+from harness.controls import build_controls
+from harness.controls.base import Control
+from harness.events import EventSink, RunEvent, subsystem_logger
+from harness.loop import Agent, RunResult
+from harness.messages import Message
+from harness.model import Model, Usage
+from harness.sessions.bootstrap import SessionBootstrap
+from harness.sessions.interrupt import FenceControl, InterruptFence, InterruptRelay, relay_path
+from harness.sessions.queue import AgentQueue, LaneProgress, LaneTask, resolve_priority
+from harness.sessions.transcript import validate_session_id
+from harness.sessions.transcript_control import TranscriptControl
+from harness.sessions.triage import TriageResult, TriggerEnvelope, run_triage, trigger_task_text
+from harness.status import ExitStatus
+from harness.tools import Tool
+from harness.workspace import Workspace
+
+log = subsystem_logger("sessions.session")
+
+PostTurnHook = Callable[["Session", RunResult], Awaitable[None]]
+NotifyHook = Callable[[TriggerEnvelope, TriageResult], Awaitable[None] | None]
+
+
+class Session:
+    def __init__(
+        self,
+        session_id: str,
+        config: HarnessConfig,
+        models: Model | list[Model],
+        workspace: Workspace,
+        *,
+        queue: AgentQueue | None = None,
+        tools: list[Tool] | None = None,
+        on_event: EventSink | None = None,
+        post_turn_hooks: Sequence[PostTurnHook] = (),
+        on_notify: NotifyHook | None = None,
+    ) -> None:
+        """``queue``: share one ``AgentQueue`` between sessions for the global concurrency gate;
+        without it a session with ``queue.enabled`` gets its own."""
+        self.id = validate_session_id(session_id)
+        self.config = config
+        self.models = models
+        self.workspace = workspace
+        self.tools = tools
+        self.on_event = on_event
+        self.post_turn_hooks = list(post_turn_hooks)
+        self.on_notify = on_notify
+        q = config.queue
+        self._own_queue = queue is None and q.enabled
+        self.queue = queue if not self._own_queue else AgentQueue(
+            q.global_concurrency, timeout_ms=q.lane_timeout_ms, timeout_basis=q.timeout_basis)
+        self.transcript = (TranscriptControl(config.transcript, self.id)
+                           if config.transcript.enabled else None)
+        self.bootstrap = (SessionBootstrap(config.progress, self.transcript)
+                          if config.progress.enabled else None)
+        self.history: list[Message] | None = None
+        self._history_lock = asyncio.Lock()
+        self._running: dict[Agent, InterruptFence] = {}
+        self._hooks: set[asyncio.Task[None]] = set()
+
+    @property
+    def running(self) -> bool:
+        """True while a run of this session is in progress."""
+        return bool(self._running)
+
+    async def resume(self) -> list[Message]:
+        """The session's history: loaded (and repaired) from the transcript on first use."""
+        async with self._history_lock:
+            if self.history is None:
+                self.history = (await self.transcript.open(self.workspace)
+                                if self.transcript is not None else [])
+            return self.history
+
+    async def send(self, text: str, trigger: str = "user") -> RunResult:
+        """Handle one message or trigger; returns the run's result (``turns == 0`` when triage
+        dropped it or only notified)."""
+        envelope = TriggerEnvelope(trigger=trigger, payload=text)
+        triage = (run_triage(envelope, self.config.triage) if self.config.triage.enabled
+                  else TriageResult(decision="spawn_orchestrator", reason="triage off"))
+        event = RunEvent(type="triage.decision", data={"trigger": trigger, **triage.model_dump()})
+        if trigger not in ("user", "manual"):
+            self._emit(event)
+        if triage.decision in ("drop", "notify"):
+            return await self._without_run(envelope, triage, event)
+        config = self.config
+        if triage.decision == "spawn_reactor":
+            limits = config.limits.model_copy(update={"max_turns": config.triage.reactor_max_turns})
+            config = config.model_copy(update={"limits": limits})
+        task = trigger_task_text(envelope, triage.decision)
+        if self.queue is None:
+            return await self._run(task, config, None)
+        return await self.queue.enqueue(
+            self.id, lambda lane: self._run(task, config, lane), resolve_priority(trigger),
+            on_timeout=lambda: self.interrupt("lane timeout: no progress", kill=True),
+        )
+
+    def interrupt(self, reason: str = "interrupted", *, kill: bool | None = None) -> bool:
+        """Stop the running run(s). The fence always flips (checkpoints and sub-agents see it);
+        with ``interrupt.enabled`` (or ``kill=True``) the running tool or model call is killed
+        too. Returns False when nothing was running."""
+        kill = self.config.interrupt.enabled if kill is None else kill
+        for agent, fence in list(self._running.items()):
+            fence.set(reason)
+            if kill:
+                agent.interrupt()
+        return bool(self._running)
+
+    async def drain(self) -> None:
+        """Wait for the post-turn hooks still running."""
+        while self._hooks:
+            await asyncio.gather(*list(self._hooks), return_exceptions=True)
+
+    async def aclose(self) -> None:
+        await self.drain()
+        if self._own_queue and self.queue is not None:
+            await self.queue.aclose()
+
+    # --- internals ---------------------------------------------------------------------------
+
+    async def _run(self, task: str, config: HarnessConfig, lane: LaneTask | None) -> RunResult:
+        history = await self.resume()
+        fence = InterruptFence()
+        agent = Agent(config, self.models, self.workspace, tools=self.tools,
+                      controls=self._controls(config, fence, lane), on_event=self._sink(lane))
+        relay_dir = config.interrupt.relay_dir
+        relay = (InterruptRelay(relay_path(relay_dir, self.id), self, config.interrupt.relay_poll_s)
+                 if relay_dir else contextlib.nullcontext())
+        self._running[agent] = fence
+        try:
+            async with relay:
+                result = await agent.run(task, history=history)
+        finally:
+            self._running.pop(agent, None)
+        self.history = result.messages
+        if lane is not None and lane.timed_out:
+            result = result.model_copy(update={"message": (
+                f"lane timeout: no progress for {lane.timeout_ms} ms ({lane.basis} basis)")})
+        self._post_turn(result)
+        return result
+
+    def _controls(self, config: HarnessConfig, fence: InterruptFence,
+                  lane: LaneTask | None) -> list[Control]:
+        # The config's own session controls are replaced by this session's bound instances.
+        base = [c for c in build_controls(config)
+                if not isinstance(c, TranscriptControl | SessionBootstrap)]
+        head: list[Control] = [FenceControl(fence)]
+        if lane is not None:
+            head.append(LaneProgress(lane))
+        tail: list[Control] = [c for c in (self.bootstrap, self.transcript) if c is not None]
+        return head + base + tail
+
+    def _sink(self, lane: LaneTask | None) -> EventSink:
+        def sink(event: RunEvent) -> None:
+            if lane is not None:
+                lane.note_progress()  # any event is progress
+            self._emit(event)
+        return sink
+
+    def _emit(self, event: RunEvent) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    async def _without_run(self, envelope: TriggerEnvelope, triage: TriageResult,
+                           event: RunEvent) -> RunResult:
+        history = await self.resume()
+        if self.transcript is not None:
+            self.transcript.marker(f"triage:{triage.decision}", trigger=envelope.trigger,
+                                   payload=envelope.payload[:500], reason=triage.reason)
+            await self.transcript.writer(self.workspace).sync(history)
+        if triage.decision == "notify" and self.on_notify is not None:
+            out = self.on_notify(envelope, triage)
+            if inspect.isawaitable(out):
+                await out
+        return RunResult(status=ExitStatus.COMPLETED, message=f"triage: {triage.decision} "
+                         f"({triage.reason})", messages=list(history), usage=Usage(), turns=0,
+                         tool_calls=0, model_calls=0, events=[event])
+
+    def _post_turn(self, result: RunResult) -> None:
+        for hook in self.post_turn_hooks:
+            task = asyncio.create_task(self._call_hook(hook, result))
+            self._hooks.add(task)
+            task.add_done_callback(self._hooks.discard)
+
+    async def _call_hook(self, hook: PostTurnHook, result: RunResult) -> None:
+        try:
+            await hook(self, result)
+        except Exception:
+            log.exception("post-turn hook %r failed (session %s)", hook, self.id)
