@@ -7,6 +7,8 @@ sample store: its exit status and counters.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai.log import transcript
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -16,6 +18,7 @@ from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
 from evals.scripted_provider import SCENARIO_KEY
 from harness import Agent, HarnessConfig
+from harness.presets import deep_merge
 from harness.events import RunEvent
 from scenarios.loader import get_scenario
 
@@ -52,19 +55,28 @@ def fallback_names(state: TaskState, fallbacks: list[str]) -> list[str]:
     return []
 
 
+def with_conditions(config: HarnessConfig, conditions: dict[str, Any]) -> HarnessConfig:
+    """The preset under test plus the scenario's deployment conditions (e.g. plan mode)."""
+    if not conditions:
+        return config
+    return HarnessConfig.model_validate(deep_merge(config.model_dump(), conditions))
+
+
 @solver
 def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None) -> Solver:
     """Our reference harness with ``config`` as the agent under test."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scenario = get_scenario(str(state.metadata["scenario_id"]))
         models = [InspectModel(get_model())]
         models += [InspectModel(get_model(name)) for name in fallback_names(state, fallbacks or [])]
-        ws = await SandboxWorkspace.open(sandbox())
+        ws = await SandboxWorkspace.open(sandbox(), scenario.workdir)
+        run_config = with_conditions(config, scenario.harness)
 
         def on_event(event: RunEvent) -> None:
             transcript().info({"harness": event.type, **event.data}, source="looplab")
 
-        agent = Agent(config, models, ws, on_event=on_event)
+        agent = Agent(run_config, models, ws, on_event=on_event)
         result = await agent.run(state.input_text)
         state.messages = [to_inspect(m) for m in result.messages]
         state.output = ModelOutput.from_content(str(get_model()), result.message[:4000])

@@ -10,7 +10,9 @@ records what it observed in the sample store for the judges.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 from typing import Any
 
 from inspect_ai.model import (
@@ -21,8 +23,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import store
 
 from evals.convert import from_inspect, to_inspect, tool_spec
-from harness.messages import estimate_tokens
+from harness.messages import Message, estimate_tokens
 from scenarios.actor import ActorView, act, to_reply
+from scenarios.actor.summarise import is_summary_request, summarise
 from scenarios.loader import load_library
 from scenarios.schema import Scenario
 
@@ -85,11 +88,14 @@ class ScriptedModelAPI(ModelAPI):
 
         messages = [from_inspect(m) for m in input]
         n_in = input_tokens(messages, tools)
+        summary = is_summary_request(messages, len(tools))
         obs: dict[str, Any] = {
             "role": role, "call": call_index, "input_tokens": n_in, "messages": len(messages),
             "max_tool_chars": max((len(m.content) for m in messages if m.role == "tool"), default=0),
+            "summary_request": summary, "pairs_ok": pairs_ok(messages),
+            "prefix": self._prefix_share(role, summary, messages), "t": round(time.time(), 3),
         }
-        fault = next((f for f in scenario.faults if f.applies(role, call_index)), None)
+        fault = next((f for f in scenario.faults if f.applies(role, call_index, summary)), None)
         if fault is not None:
             self._observe({**obs, "fault": fault.kind})
             raise ScriptedFault(fault.kind, self.model_name, fault.retry_after)
@@ -100,12 +106,17 @@ class ScriptedModelAPI(ModelAPI):
             return ModelOutput.from_content(self.model_name, text, stop_reason="model_length")
 
         # Markers count only in an input the model accepted: an overflowed request reached nobody.
-        obs["markers"] = [k for k in scenario.markers
-                          if any(k in m.content for m in messages if m.role != "system")]
-        view = ActorView(messages, [tool_spec(t) for t in tools], role=role, call_index=call_index)
-        action = act(scenario.actor.policy, scenario.actor.params, view)
-        reply = to_reply(action, view.tools)
-        self._observe({**obs, "action": type(action).__name__})
+        obs["markers"] = [k for k in scenario.markers if any(k in m.content for m in messages)]
+        if summary:
+            reply = Message(role="assistant",
+                            content=summarise(messages, weak=scenario.summariser == "weak"))
+            self._observe({**obs, "action": "Summary"})
+        else:
+            view = ActorView(messages, [tool_spec(t) for t in tools], role=role, call_index=call_index)
+            action = act(scenario.actor.policy, scenario.actor.params, view)
+            reply = to_reply(action, view.tools)
+            self._observe({**obs, "action": type(action).__name__,
+                           "tools_called": [c.name for c in reply.tool_calls]})
         message = to_inspect(reply)
         assert isinstance(message, ChatMessageAssistant)
         n_out = max(1, estimate_tokens([reply]))
@@ -115,6 +126,25 @@ class ScriptedModelAPI(ModelAPI):
                 message=message, stop_reason="tool_calls" if reply.tool_calls else "stop")],
             usage=ModelUsage(input_tokens=n_in, output_tokens=n_out, total_tokens=n_in + n_out),
         )
+
+    @staticmethod
+    def _prefix_share(role: str, summary: bool, messages: list[Message]) -> float | None:
+        """Share of the previous call's messages that this call repeats unchanged at its start:
+        what a server-side prefix cache can reuse (1.0 for an append-only conversation)."""
+        if summary:
+            return None
+        key = f"looplab:actor:prefix:{role}"
+        digests = [hashlib.sha1(m.model_dump_json().encode()).hexdigest()[:12] for m in messages]
+        previous: list[str] = store().get(key, [])
+        store().set(key, digests)
+        if not previous:
+            return None
+        same = 0
+        for a, b in zip(previous, digests, strict=False):
+            if a != b:
+                break
+            same += 1
+        return round(same / len(previous), 4)
 
     @staticmethod
     def _observe(obs: dict[str, Any]) -> None:
@@ -128,3 +158,20 @@ class ScriptedModelAPI(ModelAPI):
 
     def max_connections(self) -> int:
         return 64
+
+
+def pairs_ok(messages: list[Message]) -> bool:
+    """Is every tool result preceded by its call, and every call answered before the next turn?
+    (Providers reject anything else: a split pair is an invalid request.)"""
+    pending: set[str] = set()
+    for m in messages:
+        if m.role == "tool":
+            if m.tool_call_id not in pending:
+                return False
+            pending.discard(m.tool_call_id)
+        else:
+            if pending:
+                return False
+            if m.role == "assistant":
+                pending = {c.id for c in m.tool_calls}
+    return not pending

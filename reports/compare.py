@@ -65,7 +65,7 @@ def flips(a: Side, b: Side) -> pd.DataFrame:
     m = ca[["item", "state", "n_pass", "n_fail", "n_error", "n_unjudged"]].merge(
         cb[["item", "state", "n_pass", "n_fail", "n_error", "n_unjudged"]], on="item",
         how="outer", suffixes=("_a", "_b"))
-    m = m.fillna({"state_a": "not_probed", "state_b": "not_probed"})
+    m = m.fillna({"state_a": "not_probed", "state_b": "not_probed"}).fillna(0)
     return m[m["state_a"] != m["state_b"]]
 
 

@@ -153,7 +153,9 @@ def _dedupe(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
     """Add an error row for each planned (sample, epoch) a log does not hold (e.g. cancelled)."""
-    present = set(zip(samples["eval_id"], samples["sample_id"], samples["epoch"], strict=True))
+    # Keyed by configuration: a retried log of the same configuration may hold what another
+    # log of it is missing.
+    present = set(zip(samples["config"], samples["sample_id"], samples["epoch"], strict=True))
     known = {r["scenario_id"]: r for r in samples.to_dict("records")}
     added = []
     for ev in evals.to_dict("records"):
@@ -165,8 +167,9 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
             reason = f"{reason}: {str(message).splitlines()[0]}"
         for sid in map(str, planned):
             for epoch in range(1, epochs + 1):
-                if (ev["eval_id"], sid, epoch) in present:
+                if (ev["config"], sid, epoch) in present:
                     continue
+                present.add((ev["config"], sid, epoch))
                 like = known.get(sid, {})
                 added.append({
                     "config": ev["config"], "config_name": ev["config_name"],
@@ -179,10 +182,14 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
                     "model_calls": None, "tool_calls": None, "total_tokens": None,
                     "total_time": None, "verdicts": {}, "value": {},
                 })
-    if not added:
-        return samples
-    out = pd.concat([samples, pd.DataFrame(added, columns=_SAMPLE_COLUMNS)], ignore_index=True)
-    return out.sort_values(["config", "scenario_id", "epoch"], kind="stable").reset_index(drop=True)
+    if added:
+        samples = pd.concat([samples, pd.DataFrame(added, columns=_SAMPLE_COLUMNS)],
+                            ignore_index=True)
+    samples = samples.sort_values(["config", "scenario_id", "epoch"], kind="stable")
+    samples = samples.reset_index(drop=True)
+    for col in ("corpus", "variant"):  # concat turns None into NaN; keep None
+        samples[col] = [clean(v) for v in samples[col]]
+    return samples
 
 
 ITEM_COLUMNS = [

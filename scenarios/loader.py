@@ -9,6 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from scenarios.checklist import checklist_by_id
+from scenarios.corpus import entries, house_rule_marker
 from scenarios.schema import Scenario
 
 LIBRARY_DIR = Path(__file__).parent / "library"
@@ -61,12 +62,35 @@ def _check_refs(path: Path, scenario: Scenario) -> None:
         raise ScenarioError(_format_validation(path, e).replace("field ", "field actor.params.")) from e
 
 
+def expand(scenario: Scenario) -> list[Scenario]:
+    """One scenario per corpus entry when the scenario says ``expand``; else itself."""
+    spec = scenario.expand
+    if spec is None:
+        return [scenario]
+    out = []
+    for entry in entries(spec.corpus, spec.kind):
+        path = spec.install_as or entry.file or f"corpus-{entry.id}.txt"
+        markers = [*scenario.markers]
+        if spec.kind == "benign":
+            markers.append(house_rule_marker(entry.id))
+        out.append(scenario.model_copy(update={
+            "id": f"{scenario.id}--{entry.id}",
+            "title": f"{scenario.title} [{entry.technique or entry.kind}: {entry.id}]",
+            "files": {**scenario.files, path: entry.content(spec.corpus)},
+            "markers": markers,
+            "corpus": spec.kind,
+            "variant": entry.id,
+            "expand": None,
+        }))
+    return out
+
+
 @cache
 def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
-    """All scenarios in ``directory`` by id (sorted by id)."""
+    """All scenarios in ``directory`` by id (corpus scenarios expanded, sorted by id)."""
     if not directory.is_dir():
         raise ScenarioError(f"scenario directory {directory} does not exist")
-    scenarios = [load_scenario_file(p) for p in sorted(directory.glob("*.yaml"))]
+    scenarios = [x for p in sorted(directory.glob("*.yaml")) for x in expand(load_scenario_file(p))]
     return {s.id: s for s in sorted(scenarios, key=lambda s: s.id)}
 
 
@@ -78,11 +102,17 @@ def get_scenario(scenario_id: str) -> Scenario:
 
 
 def select(ids: str | list[str] | None = None, family: str | None = None) -> list[Scenario]:
-    """Scenarios by comma-separated ids and/or family (all when both are empty)."""
+    """Scenarios by comma-separated ids and/or family (all when both are empty). The id of a
+    corpus scenario file selects all of its expanded samples."""
     library = load_library()
     if isinstance(ids, str):
         ids = [i.strip() for i in ids.split(",") if i.strip()]
-    chosen = [get_scenario(i) for i in ids] if ids else list(library.values())
+    chosen: list[Scenario] = []
+    for i in ids or []:
+        group = [s for sid, s in library.items() if sid.startswith(f"{i}--")]
+        chosen += group or [get_scenario(i)]
+    if not ids:
+        chosen = list(library.values())
     if family:
         chosen = [s for s in chosen if s.family == family]
         if not chosen:

@@ -34,9 +34,13 @@ class FaultRule(_Strict):
     """Last failing call (inclusive); ``None``: every call from ``from_call`` on."""
     retry_after: float | None = None
     """``Retry-After`` seconds advertised with rate-limit/overloaded faults."""
+    on: Literal["any", "work", "summary"] = "any"
+    """Which calls fail: all, ordinary agent turns only, or summarisation requests only."""
 
-    def applies(self, role: str, call_index: int) -> bool:
+    def applies(self, role: str, call_index: int, summary: bool = False) -> bool:
         if self.model not in ("*", role):
+            return False
+        if (self.on == "work" and summary) or (self.on == "summary" and not summary):
             return False
         return call_index >= self.from_call and (self.until_call is None or call_index <= self.until_call)
 
@@ -53,6 +57,17 @@ class JudgeSpec(_Strict):
     """Name of the judge (``evals.judges``) that scores this item."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Parameters for the judge (thresholds, file paths, markers...)."""
+
+
+class ExpandSpec(_Strict):
+    """Expand one scenario file into one sample per entry of an injection corpus."""
+
+    corpus: Literal["context_files", "tool_output"]
+    """Which corpus under ``scenarios/corpus/``."""
+    kind: Literal["poisoned", "benign"]
+    """Which half of it."""
+    install_as: str | None = None
+    """Workspace path for the content; default: the entry's own ``file`` name."""
 
 
 class Scenario(_Strict):
@@ -77,10 +92,23 @@ class Scenario(_Strict):
     faults: list[FaultRule] = Field(default_factory=list)
     fallback_models: list[str] = Field(default_factory=list)
     """Fallback chain used with a scripted primary model, e.g. ``["scripted/backup"]``."""
+    summariser: Literal["faithful", "weak"] = "faithful"
+    """How the actor summarises when asked: ``faithful`` keeps identifiers and progress when the
+    instructions say so; ``weak`` paraphrases them whatever it is told."""
+    harness: dict[str, Any] = Field(default_factory=dict)
+    """Deployment conditions for our harness in this scenario (a partial ``HarnessConfig``, e.g.
+    ``{modes: {mode: plan}}``), applied on top of the preset under test."""
+    workdir: str | None = None
+    """Subdirectory of the sandbox the agent works in (files outside it are off limits)."""
     markers: list[str] = Field(default_factory=list)
     """Strings the actor watches for in its input (reported per call in its observations)."""
     corpus: Literal["poisoned", "benign"] | None = None
-    """Injection-corpus samples: poisoned or benign (for block-rate / false-positive reports)."""
+    """Injection-corpus samples: poisoned or benign (for block-rate / false-positive reports).
+    Set by expansion; not written in files."""
+    expand: ExpandSpec | None = None
+    """Make one sample per corpus entry (ids ``<id>--<entry-id>``)."""
+    variant: str | None = None
+    """Set by expansion: the corpus entry id this sample installs."""
     tags: list[str] = Field(default_factory=list)
 
     @field_validator("probes")

@@ -13,9 +13,14 @@ class SandboxWorkspace:
         self.root = root
 
     @classmethod
-    async def open(cls, sandbox: SandboxEnvironment) -> SandboxWorkspace:
+    async def open(cls, sandbox: SandboxEnvironment, workdir: str | None = None) -> SandboxWorkspace:
+        """The sandbox's working directory, or ``workdir`` below it (created if missing)."""
         res = await sandbox.exec(["pwd"])
-        return cls(sandbox, res.stdout.strip() or "/")
+        root = res.stdout.strip() or "/"
+        if workdir:
+            root = f"{root.rstrip('/')}/{workdir.strip('/')}"
+            await sandbox.exec(["mkdir", "-p", root])
+        return cls(sandbox, root)
 
     async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         try:

@@ -28,7 +28,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("filename", re.compile(r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")),
 ]
 _TRAILING = ".,;:!?"
-_PROGRESS = re.compile(r"(?<![\w/.:-])(\d{1,7})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,7})(?![\w/.:-])")
+_PROGRESS = re.compile(
+    r"(?<![\w/.:-])(\d{1,7})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,7})(?![\w/-]|[.:]\w)"
+)
 
 
 def _valid(kind: str, token: str) -> bool:
@@ -61,29 +63,44 @@ def extract_identifiers(text: str) -> list[tuple[str, str]]:
 
 
 def _line_around(text: str, token: str, width: int = 160) -> str:
-    """The line holding ``token``, cut to ``width`` characters around it."""
+    """The line holding ``token``, cut to ``width`` characters around it. A line that is already
+    an entry of an earlier preserved block comes back whole, so entries carry over unchanged."""
     i = text.find(token)
     start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
     line = text[start:end if end >= 0 else len(text)].strip()
-    if len(line) <= width:
+    if len(line) <= width or line.startswith(f"- {token}"):
         return line
     j = line.find(token)
     lo = max(0, min(j - width // 3, len(line) - width))
     return ("..." if lo else "") + line[lo:lo + width] + ("..." if lo + width < len(line) else "")
 
 
+def _unwrap(line: str) -> str:
+    """A line of an earlier preserved block back to its source text."""
+    line = line.strip()
+    while line.startswith("- "):
+        line = line[2:].lstrip()
+    if "(from: " in line and line.endswith(")"):
+        line = line[line.index("(from: ") + 7:-1]
+    return line
+
+
 def progress_lines(text: str, keep: int = 5) -> list[tuple[str, str, str]]:
-    """Batch-progress lines ("processed 17 of 43 files"): the latest line of each kind (digits
-    ignored), at most ``keep`` kinds, most recent last, as ``(done, total, line)``."""
+    """Batch-progress lines ("processed 17 of 43 files"): the latest line of each kind, at most
+    ``keep`` kinds, most recent last, as ``(done, total, line)``. The kind is the count with the
+    three words before it, digits ignored ("processed # of #"): the rest of the line may hold an
+    id that differs on every line."""
     latest: dict[str, tuple[str, str, str]] = {}
-    for line in text.splitlines():
+    for raw in text.splitlines():
+        line = _unwrap(raw)
         for m in _PROGRESS.finditer(line):
             done, total = m.group(1), m.group(2)
             if int(total) < 2 or int(done) > int(total):
                 continue
-            key = re.sub(r"\d+", "#", line.strip())
+            words = " ".join(line[: m.start()].split()[-3:])
+            key = re.sub(r"\d+", "#", f"{words} {m.group(0)}".lower())
             latest.pop(key, None)  # re-insert so dict order is recency
-            latest[key] = (done, total, line.strip()[:300])
+            latest[key] = (done, total, line[:300])
     return list(latest.values())[-keep:]
 
 
@@ -127,6 +144,9 @@ def verify_summary(
             lines, shown = [], set()
             for _, token in missing:
                 ctx = _line_around(text, token)
+                if ctx.startswith(f"- {token}"):  # carried over from an earlier block
+                    lines.append(ctx)
+                    continue
                 # Each source line is quoted once: the first identifier from it carries it.
                 bare = ctx == token or ctx in shown
                 shown.add(ctx)

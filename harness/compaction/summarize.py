@@ -29,7 +29,6 @@ _TASK_PROMPTS = {
     "segment": "compaction_segment.md",
     "reset": "reset_handoff.md",
     "tool_output": "tool_output_summary.md",
-    "merge": None,
 }
 
 
@@ -40,17 +39,14 @@ class SummaryFailed(Exception):
 def summary_instructions(kind: str = "segment", handoff_reason: str | None = None) -> str:
     """The system prompt of a summarisation call, from the prompt files.
 
-    ``kind``: ``segment`` (compaction), ``reset`` (full context reset), ``tool_output``, or
-    ``merge`` (the merge instruction travels with the partial summaries instead).
+    ``kind``: ``segment`` (compaction), ``reset`` (full context reset), ``tool_output``.
     """
     parts = [load_prompt("compaction_identifiers.md")]
     if kind != "tool_output":
         parts.append(load_prompt("compaction_must_preserve.md"))
     if handoff_reason:
         parts.append(load_prompt("handoff.md") + f"\nReason for the handoff: {handoff_reason}")
-    task = _TASK_PROMPTS[kind]  # KeyError names an unknown kind
-    if task:
-        parts.append(load_prompt(task))
+    parts.append(load_prompt(_TASK_PROMPTS[kind]))
     return "\n\n".join(parts)
 
 
@@ -102,8 +98,8 @@ class Summarizer:
         merge = load_prompt("compaction_merge.md") + "\n\n" + "\n\n---\n\n".join(
             f"Part {i + 1}:\n{s}" for i, s in enumerate(partials)
         )
-        merge_system = summary_instructions("merge", handoff_reason)
-        return await self.ask(merge_system, merge), len(partials)
+        # The merge keeps the same instructions: a reset briefing stays a structured briefing.
+        return await self.ask(system, merge), len(partials)
 
     async def summarize_text(self, text: str) -> str:
         """Summary of one long text (a tool output), cut head+tail to fit the window first."""

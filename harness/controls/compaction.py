@@ -116,10 +116,12 @@ class Compaction(Control):
                  before_tokens=before, after_tokens=await self.counter.count(run.messages, run.model))
 
     def _watch_model_switch(self, run: RunState) -> None:
-        if self._last_model and run.model_name and run.model_name != self._last_model:
+        # Before the first call model_name is empty: the model the loop set is the one in service.
+        current = run.model_name or (run.model.name if run.model is not None else "")
+        if self._last_model and current and current != self._last_model:
             if run.handoff_reason is None:
-                run.request_handoff(f"model switch: {self._last_model} -> {run.model_name}")
-        self._last_model = run.model_name or self._last_model
+                run.request_handoff(f"model switch: {self._last_model} -> {current}")
+        self._last_model = current or self._last_model
 
 
 def _count_usage(run: RunState, usage: Usage) -> None:

@@ -19,6 +19,11 @@ from typing import Any, Literal
 from harness.workspace import ExecResult, Workspace
 
 
+MIN_DEADLINE_S = 0.01
+"""A deadline shorter than this is no deadline at all: the budget counts as spent (timers may
+fire a hair early, so "exactly spent" must not leave a call a few nanoseconds to run in)."""
+
+
 class TurnBudget:
     def __init__(self, total_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.total_s = total_s
@@ -29,8 +34,10 @@ class TurnBudget:
         return max(0.0, self.total_s - (self._clock() - self._start))
 
     def per_tool_remaining_s(self, cap_s: float) -> float:
-        """The deadline for the next call: the cap, or what is left of the budget if less."""
-        return min(cap_s, self.remaining_s())
+        """The deadline for the next call: the cap, or what is left of the budget if less;
+        0 when the budget is spent."""
+        left = min(cap_s, self.remaining_s())
+        return left if left >= MIN_DEADLINE_S else 0.0
 
 
 class LateWriteError(PermissionError):

@@ -25,10 +25,10 @@ def preset_names() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
 
 
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in over.items():
-        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        out[k] = deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
 
@@ -42,7 +42,7 @@ def _load(name: str) -> HarnessConfig:
         raise PresetError(f"{path}: expected a mapping at top level")
     base_name = data.pop("extends", None)
     if base_name:
-        data = _deep_merge(_load(base_name).model_dump(exclude={"name", "description"}), data)
+        data = deep_merge(_load(base_name).model_dump(exclude={"name", "description"}), data)
     try:
         return HarnessConfig.model_validate({"name": name, **data})
     except ValidationError as e:
@@ -54,7 +54,7 @@ def get_preset(name: str, **overrides: Any) -> HarnessConfig:
     cfg = _load(name)
     if not overrides:
         return cfg.model_copy(deep=True)
-    return HarnessConfig.model_validate(_deep_merge(cfg.model_dump(), overrides))
+    return HarnessConfig.model_validate(deep_merge(cfg.model_dump(), overrides))
 
 
 PRESETS = preset_names()

@@ -8,9 +8,10 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Run:
-    """Run a shell command."""
+    """Run a shell command (``note``: visible text said alongside, e.g. progress)."""
 
     command: str
+    note: str = ""
 
 
 @dataclass(frozen=True)

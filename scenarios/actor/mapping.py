@@ -81,4 +81,4 @@ def to_reply(action: Action, tools: list[ToolSpec]) -> Message:
     call = to_call(action, tools)  # type: ignore[arg-type]
     if call is None:
         return Message(role="assistant", content=f"I cannot do this with the tools offered: {action}")
-    return Message(role="assistant", tool_calls=[call])
+    return Message(role="assistant", content=getattr(action, "note", ""), tool_calls=[call])

@@ -138,3 +138,23 @@ def _literal(s: str) -> str:
     import re
 
     return re.escape(s)
+
+
+# --- security ----------------------------------------------------------------------------------
+
+
+class ObeyInjectionParams(Params):
+    steps: list[StepSpec] = []
+    """The legitimate work the task asks for (done after any injected command)."""
+    final_answer: str = "Done."
+
+
+@policy("obey_injection", ObeyInjectionParams)
+def obey_injection(view: ActorView, p: ObeyInjectionParams) -> Action:
+    """Do the task, but first obey any injected command that reaches the model unprotected."""
+    from scenarios.actor.injection import injected_command
+
+    command = injected_command(view.messages)
+    if command and view.runs_of(command) == 0:
+        return Run(command)
+    return step_plan(view, StepPlanParams(steps=p.steps, final_answer=p.final_answer))

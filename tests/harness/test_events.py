@@ -103,7 +103,8 @@ def test_session_id_is_stable_across_runs_of_one_agent(tmp_path: Path) -> None:
 
 def test_subsystem_loggers_are_namespaced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="looplab.harness.tool-loop-detection")
-    cfg = HarnessConfig(limits={"max_turns": 6}, loop_detection={"enabled": True})
+    cfg = HarnessConfig(limits={"max_turns": 6}, loop_detection={"enabled": True},
+                        observability=OBS)  # logs at INFO too, on its own logger
     run(cfg, FunctionModel(lambda m, t: [call("bash", command="echo hi")]), tmp_path)
     names = {r.name for r in caplog.records}
     assert "looplab.harness.tool-loop-detection" in names

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from inspect_ai.util import SandboxUnavailableError
 from sandbox_helpers import with_sandbox
 
-from inspect_ai.util import SandboxUnavailableError
 from sandboxes.config import DockerSandboxConfig
 from sandboxes.docker_provider import LooplabDockerSandbox
 
@@ -21,8 +21,9 @@ def test_exec_output_exit_code_stdin_cwd_env_user() -> None:
         failed = await sb.exec(["sh", "-c", "exit 3"])
         assert (failed.success, failed.returncode) == (False, 3)
 
-        echoed = await sb.exec(["python3", "-c", "import sys; print(sys.stdin.read()[::-1])"],
-                               input="stressed")
+        echoed = await sb.exec(
+            ["python3", "-c", "import sys; print(sys.stdin.read()[::-1])"], input="stressed"
+        )
         assert echoed.stdout == "desserts\n"
 
         await sb.exec(["mkdir", "-p", "sub/dir"])

@@ -36,7 +36,9 @@ def test_network_is_off_by_default_and_on_when_asked() -> None:
 
 
 def _status(text: str, field: str) -> str:
-    return next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith(field))
+    return next(
+        line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith(field)
+    )
 
 
 def test_capabilities_dropped_and_no_new_privileges() -> None:
@@ -49,7 +51,11 @@ def test_capabilities_dropped_and_no_new_privileges() -> None:
         assert _status(status, "NoNewPrivs") == "1"
         # What the kept capabilities are for: unpacking an archive that records other owners.
         tar = await sb.exec(
-            ["bash", "-c", "echo x > f && tar --owner=1000 -cf a.tar f && mkdir o && tar -C o -xf a.tar"]
+            [
+                "bash",
+                "-c",
+                "echo x > f && tar --owner=1000 -cf a.tar f && mkdir o && tar -C o -xf a.tar",
+            ]
         )
         assert tar.success, tar.stderr
         # ...and what stays impossible: switching users from inside.

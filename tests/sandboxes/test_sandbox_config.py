@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
-
 from inspect_ai.util import SandboxEnvironmentSpec
 from inspect_ai.util._sandbox.registry import registry_find_sandboxenv
+from pydantic import ValidationError
+
 from sandboxes.config import DockerSandboxConfig, resolve_config
 from sandboxes.docker_engine import SandboxNotReadyError
 from sandboxes.docker_provider import SANDBOX_NAME, LooplabDockerSandbox

@@ -1,0 +1,252 @@
+"""The ``agent`` tool: spawn a nested ``Agent`` for a sub-task (seeds 000, 001, 002, 004).
+
+The child gets a fresh history and a sub-task prompt, shares the parent's model(s) and
+workspace, and gets only tools its parent has (``policy.resolve_child_tool_policy``). Its final
+answer and exit status come back as the tool result. Spawns past the depth limit, the fan-out
+limit or the tier table are refused with a structured error the parent model can read.
+
+Wiring: ``attach_subagents(agent)`` once after constructing an ``Agent`` (no-op when
+``subagents`` is off). It adds the tool and a ``SubagentSupervisor`` control, which holds the
+interrupt-fence checkpoints and marks the agent finished at run end (orphans are reaped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from harness.controls.base import Control
+from harness.events import RunEvent
+from harness.messages import ToolCall
+from harness.model import ModelReply
+from harness.prompts import load_prompt
+from harness.state import RunState
+from harness.status import ExitStatus, RunEnded
+from harness.subagents.config import Tier
+from harness.subagents.policy import (
+    ToolPolicy,
+    can_spawn,
+    default_child_tier,
+    resolve_child_tool_policy,
+)
+from harness.subagents.registry import SubagentRegistry, SubagentResult
+from harness.tools.base import Tool, ToolContext, ToolOutcome
+
+if TYPE_CHECKING:
+    from harness.loop import Agent
+
+AGENT_TOOL = "agent"
+CHILD_STOP_WAIT_S = 5.0
+"""After an interrupt, how long the parent waits for its child to wind down (run-end hooks)."""
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "task": {"type": "string", "description": "The sub-task, self-contained: the sub-agent "
+                 "sees nothing of this conversation."},
+        "tools": {"type": "array", "items": {"type": "string"}, "description": "Tools the "
+                  "sub-agent needs (default: all of yours). It never gets a tool you lack."},
+        "tier": {"type": "string", "enum": ["chat", "reasoning", "worker"], "description":
+                 "Spawn tier of the sub-agent (default: the tier below yours)."},
+    },
+    "required": ["task"],
+}
+
+
+class SubagentSpawner:
+    """The ``agent`` tool of one agent: knows its parent, depth, tier and tool policy."""
+
+    def __init__(self, parent: Agent, registry: SubagentRegistry, agent_id: str, tier: Tier | None,
+                 policy: ToolPolicy) -> None:
+        self.parent = parent
+        self.registry = registry
+        self.agent_id = agent_id
+        self.tier = tier
+        self.policy = policy
+        self.run_state: RunState | None = None
+        """The parent's current run (set by the supervisor), for events."""
+
+    @property
+    def depth(self) -> int:
+        return self.registry.depth(self.agent_id)
+
+    def tool(self) -> Tool:
+        return Tool(
+            name=AGENT_TOOL,
+            description=load_prompt("subagent_tool.md"),
+            parameters=PARAMETERS,
+            run=self.run,
+            effect="local_write",  # it can do anything its tools can: never in a parallel wave
+            idempotent=False,
+        )
+
+    def refusal(self, requested_tier: Tier | None) -> tuple[str, str] | None:
+        """``(reason, detail)`` when this spawn must be refused (seed 004 ``validate_spawn``)."""
+        cfg = self.parent.config.subagents
+        if self.registry.fenced(self.agent_id):
+            return "interrupted", "this agent is being interrupted"
+        if self.tier is not None and not can_spawn(self.tier, requested_tier):
+            return "tier_not_allowed", f"a {self.tier} agent cannot spawn a {requested_tier} agent"
+        if self.depth >= cfg.max_depth:
+            return "max_depth_exceeded", f"nesting depth {self.depth} is the limit ({cfg.max_depth})"
+        if self.registry.count_children(self.agent_id) >= cfg.max_children:
+            return "max_children_exceeded", f"this agent already spawned {cfg.max_children} sub-agents"
+        return None
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        task, requested_tools, requested_tier = _parse_args(args)
+        child_tier = (requested_tier or default_child_tier(self.tier)) if self.tier else None
+        refused = self.refusal(child_tier)
+        if refused is not None:
+            self._emit("subagent.refused", reason=refused[0])
+            text = load_prompt("subagent_refused.md").format(reason=refused[0], detail=refused[1])
+            return ToolOutcome("denied", text, {"spawn_refused": refused[0]})
+        child_policy = resolve_child_tool_policy(
+            self.policy, [t.name for t in self.parent.tools], requested_tools,
+        )
+        child_id = f"sub-{uuid.uuid4().hex[:8]}"
+        child = self._build_child(child_id, child_policy, child_tier, ctx)
+        record = self.registry.spawn(child_id, self.agent_id, task, child_tier, child)
+        attach_subagents(child, registry=self.registry, tier=child_tier, policy=child_policy,
+                         agent_id=child_id)
+        self._emit("subagent.spawned", child_id=child_id, depth=record.depth, tier=child_tier,
+                   tools=sorted(t.name for t in child.tools))
+        result = await self._drive(child, child_id, load_prompt("subagent_task.md").format(task=task))
+        self._emit("subagent.finished", child_id=child_id, status=result.status)
+        missing = sorted(set(requested_tools or ()) - {t.name for t in child.tools})
+        text = load_prompt("subagent_result.md").format(
+            child_id=child_id, tier=child_tier or "sub-agent", status=result.status,
+            answer=result.answer or "(no answer)",
+            missing=f"\n[tools not granted (the parent lacks or denies them): {', '.join(missing)}]" if missing else "",
+        )
+        kind = "result" if result.status == ExitStatus.COMPLETED.value else "failure"
+        return ToolOutcome(kind, text, {"child_id": child_id, "status": result.status})
+
+    def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, ctx: ToolContext) -> Agent:
+        from harness.controls import build_controls
+        from harness.loop import Agent
+        from harness.security.permissions import Permissions
+
+        cfg = self.parent.config
+        tools = [t for t in self.parent.tools if t.name != AGENT_TOOL and policy.permits(t.name)]
+        limits = cfg.limits.model_copy(update={"max_turns": cfg.subagents.child_max_turns or cfg.limits.max_turns})
+        child_cfg = cfg.model_copy(update={"limits": limits, "tools": [t.name for t in tools]})
+        approver = next((c.approver for c in self.parent.controls if isinstance(c, Permissions)), None)
+        return Agent(child_cfg, list(self.parent.router.models), ctx.workspace, tools=tools,
+                     controls=build_controls(child_cfg, approver=approver),
+                     on_event=self._forward(child_id))
+
+    async def _drive(self, child: Agent, child_id: str, prompt: str) -> SubagentResult:
+        async def child_run() -> None:
+            try:
+                if self.registry.fenced(child_id):
+                    result = SubagentResult(child_id, ExitStatus.INTERRUPTED.value, "")
+                else:
+                    r = await child.run(prompt)
+                    result = SubagentResult(child_id, r.status.value, r.message)
+            except asyncio.CancelledError:
+                self.registry.announce_completion(child_id, SubagentResult(child_id, "interrupted", ""))
+                raise
+            except Exception as e:  # a harness bug in the child must still answer the parent
+                result = SubagentResult(child_id, ExitStatus.ERROR.value, f"{type(e).__name__}: {e}")
+            self.registry.announce_completion(child_id, result)
+
+        task = asyncio.ensure_future(child_run())
+        try:
+            return await self.registry.wait(child_id)
+        except asyncio.CancelledError:
+            # The parent is interrupted (or its deadline passed): the fence reaches the subtree.
+            self.registry.interrupt_subtree(child_id)
+            await asyncio.wait({task}, timeout=CHILD_STOP_WAIT_S)
+            raise
+
+    def _forward(self, child_id: str) -> Any:
+        sink = self.parent.on_event
+        if sink is None:
+            return None
+
+        def forward(event: RunEvent) -> None:
+            sink(RunEvent(type=f"subagent.{event.type}", data={**event.data, "agent_id": child_id}, t=event.t))
+
+        return forward
+
+    def _emit(self, type: str, **data: object) -> None:
+        if self.run_state is not None:
+            self.run_state.emit(type, agent_id=self.agent_id, **data)
+
+
+def _parse_args(args: dict[str, Any]) -> tuple[str, list[str] | None, Tier | None]:
+    task = args.get("task")
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError("argument 'task' is required and must be a non-empty string")
+    tools = args.get("tools")
+    if tools is not None and (not isinstance(tools, list) or not all(isinstance(t, str) for t in tools)):
+        raise ValueError("argument 'tools' must be a list of tool names")
+    tier = args.get("tier")
+    if tier is not None and tier not in ("chat", "reasoning", "worker"):
+        raise ValueError("argument 'tier' must be one of chat, reasoning, worker")
+    return task, tools, tier
+
+
+class SubagentSupervisor(Control):
+    """Per agent: interrupt-fence checkpoints, and orphan handling when its run ends."""
+
+    name = "subagents"
+
+    def __init__(self, spawner: SubagentSpawner) -> None:
+        self.spawner = spawner
+        self.registry = spawner.registry
+        self.agent_id = spawner.agent_id
+
+    def _checkpoint(self) -> None:
+        if self.registry.fenced(self.agent_id):
+            raise RunEnded(ExitStatus.INTERRUPTED, "interrupted: the parent agent was interrupted")
+
+    async def before_model(self, run: RunState) -> None:
+        self.spawner.run_state = run
+        self._checkpoint()
+
+    async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
+        self._checkpoint()
+        return False
+
+    async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
+        self.spawner.run_state = run
+        if self.registry.fenced(self.agent_id):
+            return ToolOutcome("denied", "[not executed: this agent was interrupted]")
+        return None
+
+    async def on_run_end(self, run: RunState, status: str, message: str) -> None:
+        self.registry.mark_finished(self.agent_id)
+        reaped = self.registry.reap_orphans()
+        if reaped:
+            run.emit("subagent.orphans_reaped", agent_id=self.agent_id, children=reaped)
+
+
+def attach_subagents(
+    agent: Agent,
+    *,
+    registry: SubagentRegistry | None = None,
+    tier: Tier | None = None,
+    policy: ToolPolicy | None = None,
+    agent_id: str | None = None,
+) -> SubagentSpawner | None:
+    """Give ``agent`` the ``agent`` tool and its supervisor (once; no-op when sub-agents are off).
+
+    Top-level call: ``attach_subagents(agent)``; the tier comes from ``subagents.tier`` and the
+    policy denies ``subagents.deny_tools``. A worker (seed 002) gets no tool: it spawns nothing.
+    """
+    cfg = agent.config.subagents
+    if not cfg.enabled or any(isinstance(c, SubagentSupervisor) for c in agent.controls):
+        return None
+    registry = registry or SubagentRegistry()
+    tier = tier if agent_id is not None else cfg.tier
+    policy = policy or ToolPolicy(deny_list=frozenset(cfg.deny_tools))
+    spawner = SubagentSpawner(agent, registry, agent_id or f"agent-{uuid.uuid4().hex[:8]}", tier, policy)
+    agent.controls.append(SubagentSupervisor(spawner))
+    if tier != "worker" and policy.permits(AGENT_TOOL):
+        tool = spawner.tool()
+        agent.tools.append(tool)
+        agent.executor.tools[tool.name] = tool
+    return spawner

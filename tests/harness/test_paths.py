@@ -1,0 +1,104 @@
+"""Workspace path confinement: traversal, absolute paths and symlink escapes are denied."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from harness import Agent, HarnessConfig, LocalWorkspace
+from harness.security.paths import check_path
+from harness.testing import call, scripted
+from harness.workspace import ExecResult
+
+
+class ShellWorkspace:
+    """A workspace that is not a ``LocalWorkspace`` (like a container): the guard must resolve
+    paths by running ``realpath`` inside it."""
+
+    def __init__(self, root: Path) -> None:
+        self._local = LocalWorkspace(root)
+        self.root = self._local.root
+
+    async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        return await self._local.exec(command, timeout)
+
+    async def read_file(self, path: str) -> str:
+        return await self._local.read_file(path)
+
+    async def write_file(self, path: str, content: str) -> None:
+        await self._local.write_file(path, content)
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> Path:
+    """tmp/ws is the workspace; tmp/outside holds a secret; ws/link -> outside."""
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    (ws / "src").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOP SECRET")
+    (ws / "src" / "main.py").write_text("print(1)")
+    os.symlink(outside, ws / "link")
+    os.symlink(ws / "src", ws / "src_alias")
+    return ws
+
+
+CASES = [
+    ("src/main.py", True),
+    ("./src/../src/main.py", True),
+    ("src_alias/main.py", True),        # a symlink that stays inside
+    ("new/dir/file.txt", True),         # does not exist yet
+    (".", True),
+    ("../outside/secret.txt", False),
+    ("src/../../outside/secret.txt", False),
+    ("link/secret.txt", False),         # symlink escape
+    ("link/new_file.txt", False),       # write through a symlink escape
+    ("/etc/passwd", False),
+]
+
+
+@pytest.mark.parametrize("path, inside", CASES)
+@pytest.mark.parametrize("kind", ["local", "shell"])
+def test_check_path(layout: Path, kind: str, path: str, inside: bool) -> None:
+    ws = LocalWorkspace(layout) if kind == "local" else ShellWorkspace(layout)
+    result = asyncio.run(check_path(ws, path))
+    assert result.inside is inside, result
+    assert result.root == str(layout.resolve())
+
+
+def test_absolute_path_inside_the_root_is_allowed(layout: Path) -> None:
+    assert asyncio.run(check_path(LocalWorkspace(layout), str(layout / "src" / "main.py"))).inside
+
+
+def _run(cfg: HarnessConfig, ws: Path, *calls):
+    model = scripted(list(calls), "done")
+    return asyncio.run(Agent(cfg, model, LocalWorkspace(ws)).run("task"))
+
+
+GUARD = HarnessConfig(path_guard={"enabled": True})
+
+
+def test_reading_outside_is_denied_naming_the_root(layout: Path) -> None:
+    res = _run(GUARD, layout, call("read_file", path="../outside/secret.txt"))
+    msg = next(m for m in res.messages if m.role == "tool")
+    assert msg.is_error and "TOP SECRET" not in msg.content
+    assert "outside the workspace root" in msg.content and str(layout.resolve()) in msg.content
+
+
+def test_writing_through_a_symlink_escape_is_denied(layout: Path) -> None:
+    res = _run(GUARD, layout, call("write_file", path="link/planted.txt", content="x"))
+    assert next(m for m in res.messages if m.role == "tool").is_error
+    assert not (layout.parent / "outside" / "planted.txt").exists()
+
+
+def test_list_dir_outside_is_denied_and_inside_works(layout: Path) -> None:
+    res = _run(GUARD, layout, call("list_dir", path="/"), call("list_dir", path="src"))
+    outside, inside = [m for m in res.messages if m.role == "tool"]
+    assert outside.is_error and not inside.is_error and "main.py" in inside.content
+
+
+def test_without_the_guard_the_secret_leaks(layout: Path) -> None:
+    res = _run(HarnessConfig(), layout, call("read_file", path="link/secret.txt"))
+    assert next(m for m in res.messages if m.role == "tool").content == "TOP SECRET"

@@ -1,0 +1,99 @@
+"""Secret redaction: the formats, nested data, log records, run events and tool output."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from harness import Agent, HarnessConfig, LocalWorkspace
+from harness.security.redaction import RedactingLogFilter, redact, redact_data
+from harness.state import RunState
+from harness.testing import call, scripted
+
+OPENAI = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4"
+ANTHROPIC = "sk-ant-api03-" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0"
+GITHUB = "ghp_" + "A" * 18 + "b" * 18
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+PRIVATE_KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nabcdef\n-----END RSA PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize("text, secret", [
+    (f"key={OPENAI} done", OPENAI),
+    (f"ANTHROPIC_API_KEY: {ANTHROPIC}", ANTHROPIC),
+    ("Authorization: Bearer eyAbc.defGhijklmnopqrstuvwxyz0123", "eyAbc.defGhijklmnopqrstuvwxyz0123"),
+    ('{"api_key": "0123456789abcdefXYZ"}', "0123456789abcdefXYZ"),
+    (f"id {AWS_ID}", AWS_ID),
+    (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET),
+    (f"remote token {GITHUB}", GITHUB),
+    (f"before\n{PRIVATE_KEY}\nafter", "MIIEowIBAAKCAQEA7"),
+    ("DATABASE_PASSWORD=correct-horse-battery", "correct-horse-battery"),
+    ("postgres://app:s3cretpw@127.0.0.1/db", "s3cretpw"),
+])
+def test_known_secret_formats_are_redacted(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out and "[REDACTED" in out
+
+
+def test_harmless_text_and_names_stay_readable() -> None:
+    text = ("model claude-3-5-sonnet-20241022 used MAX_TOKENS=4096; token = make_token(); "
+            "git sha a3f8b2c14e7d9f01; never commit secrets")
+    assert redact(text) == text
+
+
+def test_prefixes_are_kept_so_logs_stay_readable() -> None:
+    assert redact("GITHUB_TOKEN=abcdefgh12345") == "GITHUB_TOKEN=[REDACTED]"
+    assert redact("Bearer abcdefghijklmnopqrstuvwxyz") == "Bearer [REDACTED]"
+
+
+def test_unterminated_private_key_is_redacted_to_the_end() -> None:
+    assert redact("x\n-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAB3Nza") == "x\n[REDACTED PRIVATE KEY]"
+
+
+def test_extra_patterns_and_nested_data() -> None:
+    assert redact("ticket INT-12345 opened", [r"INT-\d+"]) == "ticket [REDACTED] opened"
+    data = {"a": [f"x {OPENAI}", ("ok", 3)], "b": {"c": GITHUB}, "n": 5}
+    out = redact_data(data)
+    assert out == {"a": ["x [REDACTED]", ("ok", 3)], "b": {"c": "[REDACTED]"}, "n": 5}
+
+
+def test_log_filter_redacts_formatted_records() -> None:
+    record = logging.LogRecord("t", logging.INFO, __file__, 1, "payload %s", (OPENAI,), None)
+    assert RedactingLogFilter().filter(record)
+    assert record.getMessage() == "payload [REDACTED]"
+
+
+def _state(cfg: HarnessConfig, tmp_path: Path) -> RunState:
+    return RunState(cfg, LocalWorkspace(tmp_path), [])
+
+
+def test_run_events_are_redacted_when_on(tmp_path: Path) -> None:
+    on = _state(HarnessConfig(redaction={"enabled": True}), tmp_path)
+    event = on.emit("tool.denied", reason=f"curl -H 'Authorization: Bearer {OPENAI}'")
+    assert OPENAI not in str(event.data) and OPENAI not in str(on.events)
+
+
+def test_run_events_keep_secrets_when_off(tmp_path: Path) -> None:
+    off = _state(HarnessConfig(), tmp_path)
+    assert OPENAI in str(off.emit("x", reason=OPENAI).data)
+
+
+def _read_env_file(cfg: HarnessConfig, tmp_path: Path):
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={OPENAI}\n")
+    model = scripted([call("read_file", path=".env")], "done")
+    return asyncio.run(Agent(cfg, model, LocalWorkspace(tmp_path)).run("read the env file"))
+
+
+def test_tool_output_is_redacted_for_the_model_when_configured(tmp_path: Path) -> None:
+    res = _read_env_file(HarnessConfig(redaction={"enabled": True, "redact_tool_output": True}), tmp_path)
+    tool_msg = next(m for m in res.messages if m.role == "tool")
+    assert tool_msg.content == "OPENAI_API_KEY=[REDACTED]\n"
+
+
+def test_tool_output_reaches_the_model_by_default_but_events_stay_clean(tmp_path: Path) -> None:
+    res = _read_env_file(HarnessConfig(redaction={"enabled": True}), tmp_path)
+    assert OPENAI in next(m for m in res.messages if m.role == "tool").content
+    assert OPENAI not in str([e.data for e in res.events])

@@ -1,0 +1,124 @@
+"""``python -m reports scorecard``: files, contents, links and clear errors."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from pathlib import Path
+from urllib.parse import unquote
+
+import logbuilder as lb
+import pytest
+
+from reports.logdir import OUT_DIR
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def card_dir(standard_logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from reports.scorecard import write_scorecard
+
+    out = tmp_path_factory.mktemp("card")
+    write_scorecard(standard_logs, out)
+    return out
+
+
+def test_writes_markdown_html_and_charts(card_dir: Path):
+    for name in ("scorecard.md", "scorecard.html", "heatmap.png", "families.png", "cost.png"):
+        assert (card_dir / name).is_file(), name
+    for png in card_dir.glob("*.png"):
+        assert png.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_markdown_has_summary_and_item_table_with_figures(card_dir: Path):
+    md = (card_dir / "scorecard.md").read_text()
+    assert "| naive | 1/6 | 4 | 1 | 0 | 1 of 10 |" in md
+    assert "| inspect-react | 1/5 | 1 | 0 | 3 | 3 of 5 |" in md
+    row = next(ln for ln in md.splitlines() if ln.startswith(f"| `{lb.LOOP}`"))
+    assert "❌ fail 0/2 · 12 calls" in row and "✅ pass 2/2 · 3 calls" in row
+    quota = next(ln for ln in md.splitlines() if ln.startswith(f"| `{lb.QUOTA}`"))
+    assert "+1 err" in quota and "⚠️ error" in quota
+    # families appear in checklist order
+    heads = [h for h in re.findall(r"^### (\w+)$", md, re.M) if h in
+             ("loop", "context", "provider", "security")]
+    assert heads == ["loop", "context", "provider", "security"]
+
+
+def test_markdown_corpus_rates_and_cost(card_dir: Path):
+    md = (card_dir / "scorecard.md").read_text()
+    assert "| looplab | 100% | 2/2 | 50% | 1/2 | 0 | 0 |" in md
+    assert "| inspect-react | – | 0/0 | – | 0/0 | 2 | 0 |" in md
+    assert "| naive | 9/10 | 26,000 | 88 |" in md
+
+
+def test_failures_explained_and_linked_to_the_sample(card_dir: Path, standard_logs: Path):
+    md = (card_dir / "scorecard.md").read_text()
+    line = next(ln for ln in md.splitlines() if "12 identical calls ran" in ln)
+    assert "sample `loop-repeat-failing-command` epoch 1" in line
+    assert f"inspect view --log-dir {standard_logs}" in md
+    links = re.findall(r"\]\(([^)]+\.eval)\)", md)
+    assert links
+    for link in set(links):
+        target = (card_dir / unquote(link)).resolve()
+        assert target.is_file() and target.parent == standard_logs.resolve()
+
+
+def test_errors_listed_with_reason(card_dir: Path):
+    md = (card_dir / "scorecard.md").read_text()
+    errors = md.split("## Errors", 1)[1]
+    assert "RuntimeError: sandbox exited during setup" in errors
+    assert errors.count("cancelled: the eval was stopped") == 3
+
+
+def test_html_is_self_contained(card_dir: Path):
+    html = (card_dir / "scorecard.html").read_text()
+    assert "<style>" in html and "<link" not in html and "<script" not in html
+    srcs = re.findall(r'src="([^"]+)"', html)
+    assert len(srcs) == 3
+    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert 'id="summary"' in html and 'id="heatmap"' in html
+    assert 'class="error"' in html
+
+
+def test_cli_default_out_resolves_symlink(cli, tmp_path: Path):
+    name = f"pytest-reports-{uuid.uuid4().hex[:8]}"
+    real = lb.standard_run(tmp_path / name, epochs=1)
+    (tmp_path / "latest").symlink_to(real)
+    out = OUT_DIR / name
+    try:
+        r = cli("scorecard", str(tmp_path / "latest"))
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.strip().splitlines()
+        assert lines[0].startswith("wrote ") and name in lines[0]
+        assert 2 <= len(lines) <= 4
+        assert "naive 1/6" in r.stdout
+        assert (out / "scorecard.html").is_file()
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def test_no_corpus_section_says_so(cli, tmp_path: Path):
+    lb.write_run_log(tmp_path / "logs", "naive", [lb.Run("s1", {lb.LOOP: lb.Item(True, 1)})])
+    r = cli("scorecard", str(tmp_path / "logs"), "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "out" / "scorecard.md").read_text()
+    assert "No injection-corpus samples" in md
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "foreign", "file"])
+def test_bad_log_directory_is_one_clear_line(cli, tmp_path: Path, case: str):
+    target = tmp_path / "logs"
+    if case == "empty":
+        target.mkdir()
+    elif case == "foreign":
+        lb.write_run_log(target, "x", [lb.Run("s1", {lb.LOOP: lb.Item(True)})], task="other")
+    elif case == "file":
+        target.write_text("not a directory")
+    r = cli("scorecard", str(target), "--out", str(tmp_path / "out"))
+    assert r.returncode != 0
+    err = r.stderr.strip()
+    assert "Traceback" not in r.stderr
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and str(target) in err
+    assert not (tmp_path / "out").exists()
