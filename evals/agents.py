@@ -18,8 +18,8 @@ from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
 from evals.scripted_provider import SCENARIO_KEY
 from harness import Agent, HarnessConfig
-from harness.presets import deep_merge
 from harness.events import RunEvent
+from harness.presets import deep_merge
 from scenarios.loader import get_scenario
 
 EXIT_KEY = "looplab:exit_status"

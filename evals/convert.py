@@ -5,8 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai.model import (
-    ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser,
-    ContentReasoning, ContentText,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentReasoning,
+    ContentText,
 )
 from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolCallError, ToolInfo, ToolParams

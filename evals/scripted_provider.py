@@ -16,7 +16,12 @@ import time
 from typing import Any
 
 from inspect_ai.model import (
-    ChatMessage, ChatMessageAssistant, GenerateConfig, ModelAPI, ModelOutput, ModelUsage,
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -63,8 +68,9 @@ def input_tokens(messages: list[Any], tools: list[ToolInfo]) -> int:
 
 class ScriptedModelAPI(ModelAPI):
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
+                 config: GenerateConfig | None = None, **model_args: Any) -> None:
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key,
+                         config=config or GenerateConfig())
 
     def _scenario_and_role(self) -> tuple[Scenario, str]:
         library = load_library()
@@ -93,6 +99,7 @@ class ScriptedModelAPI(ModelAPI):
             "role": role, "call": call_index, "input_tokens": n_in, "messages": len(messages),
             "max_tool_chars": max((len(m.content) for m in messages if m.role == "tool"), default=0),
             "summary_request": summary, "pairs_ok": pairs_ok(messages),
+            "task": next((m.content[:160] for m in messages if m.role == "user"), ""),
             "prefix": self._prefix_share(role, summary, messages), "t": round(time.time(), 3),
         }
         fault = next((f for f in scenario.faults if f.applies(role, call_index, summary)), None)

@@ -6,7 +6,6 @@ import warnings
 from typing import Any
 
 import yaml
-
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model

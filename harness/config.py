@@ -53,6 +53,10 @@ class LoopDetectionConfig(_Strict):
     (seed 000: 2)."""
     failing_repeat_window: int = Field(4, ge=2)
     """Most recent calls, the current one included, searched for identical failures (seed 000: 4)."""
+    failing_repeat_same_output: bool = False
+    """Count a repeat only when it also failed with the same output. Off (seed 000): the same
+    failing call twice is enough. On: re-running a test suite after an edit that changed its
+    output is not flagged."""
     ping_pong: bool = True
     """Detector: two calls alternating A-B-A-B (seed 001, seed 004 ``ping_pong``)."""
     ping_pong_threshold: int = Field(4, ge=3)
@@ -132,9 +136,10 @@ class TruncationConfig(_Strict):
 
 class FailoverConfig(_Strict):
     enabled: bool = False
-    """On retriable provider errors, move to the next model in the fallback chain."""
+    """On retriable provider errors, rotate auth profiles (model entries sharing a name) and move
+    to the next model in the fallback chain (seed 004)."""
     max_attempts_per_model: int = Field(1, ge=1)
-    """Attempts on one model (with backoff) before moving to the next."""
+    """Attempts on one auth profile (with backoff) before rotating to the next profile/model."""
     backoff_s: float = Field(0.0, ge=0)
     """Sleep before retrying the same model (the provider's ``Retry-After`` wins when larger)."""
     handoff_note: bool = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,11 @@ def sort_context_files(names: Iterable[str]) -> list[str]:
 
 
 def scanner(config: HarnessConfig) -> ScanFn | None:
-    """The context-file scanner when ``prompt.scan_context_files`` is on (imported lazily: the
-    security package is optional for a bare harness)."""
-    if not config.prompt.scan_context_files:
+    """The context-file scanner when ``prompt.scan_context_files`` or ``context_scan.enabled`` is
+    on (with ``context_scan.extra_patterns``). Imported lazily: the security package is optional
+    for a bare harness, and a switched-on scan that cannot load is an error, never a silent skip."""
+    security = getattr(config, "context_scan", None)
+    if not (config.prompt.scan_context_files or getattr(security, "enabled", False)):
         return None
     try:
         from harness.security.context_scan import scan_context_file
@@ -61,7 +64,8 @@ def scanner(config: HarnessConfig) -> ScanFn | None:
         raise RuntimeError(
             "prompt.scan_context_files is on but harness.security.context_scan cannot be imported"
         ) from e
-    return scan_context_file
+    extra = tuple(getattr(security, "extra_patterns", ()) or ())
+    return partial(scan_context_file, extra_patterns=extra) if extra else scan_context_file
 
 
 async def load_context_file(

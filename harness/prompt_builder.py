@@ -13,15 +13,17 @@ priority map (never by filesystem order), tools sorted and de-duplicated, no clo
 ``prompt.enabled`` off the prompt is the ``system_prompt`` file alone (plus extra sections).
 
 Extra sections (e.g. the plan/execute mode statement of the security controls) reach the stable
-tier three ways: ``extra_sections=`` of ``build_system_prompt``; ``register_prompt_section(name,
-provider)`` where ``provider(config)`` returns the text or None (called in name order on every
-build, also with ``prompt.enabled`` off); and ``prompt.extra_sections`` (prompt files, tiered
-prompt only).
+tier three ways: ``extra_sections=`` of ``build_system_prompt``; section providers
+``provider(config) -> str | None`` called in name order on every build, also with
+``prompt.enabled`` off (the security controls' ``mode_prompt_section`` and
+``security_prompt_section`` are built in; others use ``register_prompt_section``); and
+``prompt.extra_sections`` (prompt files, tiered prompt only).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -45,6 +47,13 @@ CACHE_BOUNDARY = "\n\n<!-- [PROMPT_CACHE_BOUNDARY] -->\n\n"
 
 SectionProvider = Callable[[HarnessConfig], "str | None"]
 _SECTION_PROVIDERS: dict[str, SectionProvider] = {}
+_BUILTIN_SECTIONS: dict[str, tuple[str, str]] = {
+    "security.mode": ("harness.security.modes", "mode_prompt_section"),
+    "security.untrusted_rule": ("harness.security.untrusted", "security_prompt_section"),
+}
+"""Providers of the security controls, found by name (imported lazily: they import the controls
+package, which must not be imported while this module loads). Each returns None when its control
+is off."""
 
 __all__ = [
     "BOOTSTRAP_COMPLETED_MARKER", "CACHE_BOUNDARY", "CONTEXT_FILE_ORDER", "SystemPrompt",
@@ -119,7 +128,8 @@ async def build_prompt(
     catalogue). ``transcript``: the session so far (messages, marker records or a JSONL path),
     to decide whether the bootstrap file is still due. ``now``: the time for the volatile tier."""
     identity = load_prompt(config.system_prompt)
-    extras = [*extra_sections, *_provided_sections(config)]
+    # De-duplicated: a section passed as an argument and also provided is stated once.
+    extras = list(dict.fromkeys(s.strip() for s in [*extra_sections, *_provided_sections(config)]))
     if not config.prompt.enabled:
         return SystemPrompt(_join([identity, *extras]))
     cfg = config.prompt
@@ -170,9 +180,16 @@ def _join(sections: Iterable[str]) -> str:
 
 
 def _provided_sections(config: HarnessConfig) -> list[str]:
+    providers: dict[str, SectionProvider] = {}
+    for name, (module, attr) in _BUILTIN_SECTIONS.items():
+        try:
+            providers[name] = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue  # that control is not part of this build of the harness
+    providers.update(_SECTION_PROVIDERS)
     texts = []
-    for name in sorted(_SECTION_PROVIDERS):
-        text = _SECTION_PROVIDERS[name](config)
+    for name in sorted(providers):
+        text = providers[name](config)
         if text:
             texts.append(text)
     return texts

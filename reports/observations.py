@@ -187,8 +187,9 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
                             ignore_index=True)
     samples = samples.sort_values(["config", "scenario_id", "epoch"], kind="stable")
     samples = samples.reset_index(drop=True)
-    for col in ("corpus", "variant"):  # concat turns None into NaN; keep None
-        samples[col] = [clean(v) for v in samples[col]]
+    for col in ("corpus", "variant"):  # pandas infers a NaN-filled string dtype; keep None
+        samples[col] = pd.Series([clean(v) for v in samples[col]], index=samples.index,
+                                 dtype=object)
     return samples
 
 

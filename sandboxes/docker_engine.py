@@ -113,7 +113,7 @@ def check_ready(image: str) -> None:
             f"looplab-docker: the sandbox image {image!r} is not there; {SETUP_HINT} to build "
             f"it, {LOCAL_HINT}."
         ) from err
-    if image == DEFAULT_IMAGE:
+    if image == DEFAULT_IMAGE and DOCKERFILE.is_file():
         labels = (info.get("Config") or {}).get("Labels") or {}
         if labels.get(LABEL_DOCKERFILE_HASH) != dockerfile_hash():
             logger.warning(

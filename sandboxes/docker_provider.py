@@ -169,6 +169,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
             raise
         if timeout and raw.returncode in (124, 137) and raw.elapsed >= timeout:
             raise TimeoutError(f"Command timed out after {timeout} seconds")
+        if raw.truncated:
+            # As inspect's own docker sandbox does: keep the tail, say so in the log.
+            logger.warning(
+                "looplab-docker: output of %r exceeded %s; only its end was kept",
+                cmd[:3],
+                SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE_STR,
+            )
         stdout = raw.stdout.decode("utf-8", errors="replace")
         stderr = raw.stderr.decode("utf-8", errors="replace")
         if user and raw.returncode == 126 and "unable to find user" in stdout + stderr:

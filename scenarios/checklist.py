@@ -35,10 +35,17 @@ class ChecklistItem(BaseModel):
     """What the measured figure means (with unit), e.g. ``"identical calls executed"``."""
     lower_is_better: bool = True
     """Direction of the figure, for comparisons."""
+    kind: str = "guard"
+    """``guard``: switching its control off must make its scenarios fail. ``no_false_positive``:
+    a check that a control does not get in the way (it passes with the control on and off)."""
     controls: tuple[str, ...] = ()
-    """Dotted ``HarnessConfig`` switches of the control this item probes (e.g.
-    ``loop_detection.enabled``). The discrimination test turns them off in ``looplab`` and expects
-    every scenario probing the item to fail; with them on it must pass."""
+    """What switches the control off, as ``HarnessConfig`` overrides: a dotted path (set to
+    false) or ``path=value``. The discrimination test applies them to ``looplab`` and expects every
+    scenario probing a ``guard`` item to fail; without them it must pass."""
+
+    def off_overrides(self) -> str:
+        """The ``overrides`` task argument that switches this item's control off."""
+        return ",".join(c if "=" in c else f"{c}=false" for c in self.controls)
 
 
 class ChecklistError(ValueError):

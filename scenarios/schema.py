@@ -34,13 +34,13 @@ class FaultRule(_Strict):
     """Last failing call (inclusive); ``None``: every call from ``from_call`` on."""
     retry_after: float | None = None
     """``Retry-After`` seconds advertised with rate-limit/overloaded faults."""
-    on: Literal["any", "work", "summary"] = "any"
+    calls: Literal["any", "work", "summary"] = "any"
     """Which calls fail: all, ordinary agent turns only, or summarisation requests only."""
 
     def applies(self, role: str, call_index: int, summary: bool = False) -> bool:
         if self.model not in ("*", role):
             return False
-        if (self.on == "work" and summary) or (self.on == "summary" and not summary):
+        if (self.calls == "work" and summary) or (self.calls == "summary" and not summary):
             return False
         return call_index >= self.from_call and (self.until_call is None or call_index <= self.until_call)
 

@@ -5,7 +5,8 @@ any harness leaves behind: files and counters in the sandbox, the transcript, wh
 actor observed, and the run's ending. Add one with ``@judge("name", Params)``.
 """
 
-from evals.judges.base import JUDGES, Evidence, Verdict, judge
 from evals.judges import builtin as _builtin  # noqa: F401  (registers the judges)
+from evals.judges import observations as _observations  # noqa: F401
+from evals.judges.base import JUDGES, Evidence, Verdict, judge
 
 __all__ = ["JUDGES", "Evidence", "Verdict", "judge"]

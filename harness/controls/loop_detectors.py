@@ -104,7 +104,8 @@ def failing_repeat(window: list[CallRecord], cfg: LoopDetectionConfig) -> Findin
     if not cur.failed:
         return None
     recent = window[-cfg.failing_repeat_window:]
-    count = sum(1 for r in recent if r.failed and r.args_hash == cur.args_hash)
+    count = sum(1 for r in recent if r.failed and r.args_hash == cur.args_hash
+                and (not cfg.failing_repeat_same_output or r.result_hash == cur.result_hash))
     if count < cfg.failing_repeat_threshold:
         return None
     msg = texts()["failing_repeat"].format(tool=cur.tool, count=count,

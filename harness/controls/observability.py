@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Literal
 
 from harness.config import ObservabilityConfig
 from harness.controls.base import Control
@@ -56,6 +57,7 @@ def build_run_event(
 ) -> AgentRunEvent:
     """The record for ``run``: ``run.started`` when ``status`` is None, else the ending."""
     compacted = compaction_triggered(run)
+    event_type: Literal["run.started", "run.completed", "run.error"]
     if status is None:
         event_type, outcome, error_code = "run.started", "started", None
     else:

@@ -18,7 +18,7 @@ blocker) can ``register`` into a runner; ``build_hook_runner`` adds the built-in
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +49,15 @@ class StopRequest:
 
 
 Handler = Callable[..., Any]
+"""Any hook; the aliases below spell out each event's signature (plain or async)."""
+BeforeToolHook = Callable[[ToolCall, RunState], Awaitable[HookResult | None]]
+AfterToolHook = Callable[[ToolCall, ToolOutcome, RunState], Awaitable[str | None]]
+StopHook = Callable[[RunState], Awaitable[StopRequest | None] | StopRequest | None]
+PostTurnHook = Callable[[RunState, str, str], Awaitable[None]]
 
 
 def hook_name(handler: Handler) -> str:
-    return getattr(handler, "hook_name", None) or getattr(handler, "__name__", repr(handler))
+    return str(getattr(handler, "hook_name", None) or getattr(handler, "__name__", repr(handler)))
 
 
 async def _call(handler: Handler, *args: Any) -> Any:
@@ -151,4 +156,7 @@ class HookRunner(Control):
                 run.emit("hooks.post_turn_failed", hook=hook_name(h), error=str(e)[:300])
 
 
-__all__ = ["EVENTS", "HookResult", "HookRunner", "StopRequest", "hook_name"]
+__all__ = [
+    "EVENTS", "AfterToolHook", "BeforeToolHook", "HookResult", "HookRunner", "PostTurnHook",
+    "StopHook", "StopRequest", "hook_name",
+]

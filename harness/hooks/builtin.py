@@ -16,7 +16,15 @@ import yaml
 
 from harness.config import HarnessConfig, HooksConfig
 from harness.controls.budget import cost_usd, formatted_cost
-from harness.hooks import HookResult, HookRunner, StopRequest
+from harness.hooks import (
+    AfterToolHook,
+    BeforeToolHook,
+    HookResult,
+    HookRunner,
+    PostTurnHook,
+    StopHook,
+    StopRequest,
+)
 from harness.messages import ToolCall
 from harness.prompts import load_prompt
 from harness.state import RunState
@@ -61,7 +69,7 @@ def edited_path(call: ToolCall, outcome: ToolOutcome) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def post_edit_lint(cfg: HooksConfig):  # noqa: ANN201 (returns a hook)
+def post_edit_lint(cfg: HooksConfig) -> AfterToolHook:
     async def post_edit_lint(call: ToolCall, outcome: ToolOutcome, run: RunState) -> str | None:
         if call.name not in EDIT_TOOLS or outcome.is_error:
             return None
@@ -88,7 +96,7 @@ def post_edit_lint(cfg: HooksConfig):  # noqa: ANN201 (returns a hook)
     return post_edit_lint
 
 
-def pre_commit_tests(cfg: HooksConfig):  # noqa: ANN201
+def pre_commit_tests(cfg: HooksConfig) -> BeforeToolHook:
     async def pre_commit_tests(call: ToolCall, run: RunState) -> HookResult | None:
         command = call.arguments.get("command")
         if not isinstance(command, str) or not _GIT_COMMIT.search(command):
@@ -107,7 +115,7 @@ def pre_commit_tests(cfg: HooksConfig):  # noqa: ANN201
     return pre_commit_tests
 
 
-def kill_switch(path: str):  # noqa: ANN201
+def kill_switch(path: str) -> StopHook:
     async def kill_switch(run: RunState) -> StopRequest | None:
         try:
             await run.workspace.read_file(path)
@@ -120,7 +128,7 @@ def kill_switch(path: str):  # noqa: ANN201
     return kill_switch
 
 
-def cost_cap(config: HarnessConfig, max_cost_usd: float):  # noqa: ANN201
+def cost_cap(config: HarnessConfig, max_cost_usd: float) -> StopHook:
     b = config.budget
 
     def cost_cap(run: RunState) -> StopRequest | None:
@@ -140,7 +148,7 @@ async def _append(run: RunState, path: str, text: str) -> None:
     await run.workspace.write_file(path, old + text)
 
 
-def cost_log(config: HarnessConfig, path: str):  # noqa: ANN201
+def cost_log(config: HarnessConfig, path: str) -> PostTurnHook:
     b = config.budget
 
     async def cost_log(run: RunState, status: str, message: str) -> None:
@@ -151,7 +159,7 @@ def cost_log(config: HarnessConfig, path: str):  # noqa: ANN201
     return cost_log
 
 
-def memory_distillation(path: str):  # noqa: ANN201
+def memory_distillation(path: str) -> PostTurnHook:
     async def memory_distillation(run: RunState, status: str, message: str) -> None:
         task = next((m.content for m in reversed(run.messages)
                      if m.role == "user" and m.origin is None), "")

@@ -6,7 +6,7 @@ message, not a system-prompt section. The system prompt stays byte-identical acr
 reads about the task, and it is persisted in the transcript with the conversation.
 
 Once per session: not again in later runs of the same session, nor after a resume whose history
-already holds it. A ``session:bootstrap:completed`` marker is written to the transcript.
+already holds it. A ``session:state:injected`` marker is written to the transcript.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from harness.controls.base import Control
 from harness.messages import Message
 from harness.sessions.files import WorkspaceStore
 from harness.sessions.progress import build_session_bootstrap_prompt, detect_first_session
-from harness.sessions.transcript import BOOTSTRAP_COMPLETED_MARKER
+from harness.sessions.transcript import SESSION_STATE_MARKER
 from harness.state import RunState
 
 if TYPE_CHECKING:
@@ -49,4 +49,4 @@ class SessionBootstrap(Control):
         run.messages.insert(last_user, Message.user(text, origin=BOOTSTRAP_ORIGIN))
         run.emit("session.bootstrap", first_session=first, chars=len(text))
         if self.transcript is not None:
-            self.transcript.marker(BOOTSTRAP_COMPLETED_MARKER, first_session=first)
+            self.transcript.marker(SESSION_STATE_MARKER, first_session=first)

@@ -31,11 +31,13 @@ from harness.sessions.files import FileStore, Redactor, make_redactor, redact_ob
 
 log = subsystem_logger("sessions.transcript")
 
-BOOTSTRAP_COMPLETED_MARKER = "session:bootstrap:completed"
+SESSION_STATE_MARKER = "session:state:injected"
+"""Written once the progress bootstrap (session state) was injected. The prompt builder's own
+``session:bootstrap:completed`` (``harness.context_files``) is a different fact: BOOTSTRAP.md."""
 INTERRUPTED_ANSWER = "[interrupted before completion]"
+CONTEXT_ORIGINS = frozenset({"compaction", "reset"})
+"""Origins of messages that are views of the context (summaries, handoffs), not conversation."""
 """What a tool call left unanswered by a crash or a kill is answered with on resume."""
-SCAN_TAIL_BYTES = 256 * 1024
-SCAN_MAX_RECORDS = 500
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -125,23 +127,6 @@ def load_transcript(path: str | Path, repair: bool = True) -> list[Message]:
     return repair_history(messages) if repair else messages
 
 
-def has_received_bootstrap(transcript_path: str | Path) -> bool:
-    """Seed 004: scan the transcript tail; True when the bootstrap marker comes after the last
-    assistant turn (the model has the bootstrap text in its recent context)."""
-    p = Path(transcript_path)
-    if not p.is_file() or p.stat().st_size == 0:
-        return False
-    with open(p, "rb") as f:
-        f.seek(max(0, p.stat().st_size - SCAN_TAIL_BYTES))
-        tail = f.read().decode("utf-8", errors="replace")
-    for rec in reversed(parse_records(tail)[-SCAN_MAX_RECORDS:]):
-        if rec.get("marker") == BOOTSTRAP_COMPLETED_MARKER:
-            return True
-        if rec.get("role") == "assistant":
-            return False
-    return False
-
-
 def has_marker(records: Sequence[dict[str, Any]], name: str) -> bool:
     """True when any record is the marker ``name``."""
     return any(r.get("marker") == name for r in records)
@@ -171,8 +156,10 @@ class TranscriptWriter:
     "New" is tracked by object identity: a message object already written is never written again.
     When the writer opens an existing file, the first history it sees is matched against the file
     by value (a resumed history continues the file instead of duplicating it). Messages that appear
-    *before* already-written ones are context rewrites (compaction), not conversation: they are
-    recorded as a ``context:rewritten`` marker, and the file keeps the full-fidelity log.
+    *before* already-written ones, summaries and handoffs (``origin`` ``compaction``/``reset``),
+    and copies of written tool calls or results (a truncated tail) are context rewrites, not
+    conversation: they are recorded as a ``context:rewritten`` marker, and the file keeps the
+    full-fidelity log (a resumed session re-compacts as needed).
     """
 
     def __init__(self, store: FileStore, path: str, *, atomic: bool = True,
@@ -186,6 +173,8 @@ class TranscriptWriter:
         self._seeded = False
         self._seen: dict[int, Message] = {}  # id -> object: holding the ref keeps the id unique
         self._markers: list[str] = []
+        self._call_ids: set[str] = set()  # tool calls and answers already in the file
+        self._answer_ids: set[str] = set()
         self._lock = asyncio.Lock()  # the session write lock: one flush at a time
 
     async def open(self) -> list[Message]:
@@ -203,6 +192,8 @@ class TranscriptWriter:
         # Rewriting keeps only the records that parse: a torn line is dropped on the next flush.
         self._lines = [json.dumps(r, ensure_ascii=False) for r in records]
         self._disk = messages_of(records, where)
+        for m in self._disk:
+            self._remember(m)
 
     def marker(self, name: str, **data: Any) -> None:
         """Queue a marker record; it is written with the next flush."""
@@ -248,10 +239,23 @@ class TranscriptWriter:
             if id(m) in self._seen:
                 continue
             self._seen[id(m)] = m
-            if i < last_seen:
+            if i < last_seen or self._is_rewrite(m):
                 rewritten += 1
                 continue
+            self._remember(m)
             safe = redact_message(m, self.redact)
             lines.append(json.dumps(safe.model_dump(mode="json", exclude_defaults=True),
                                     ensure_ascii=False))
         return lines, rewritten
+
+    def _remember(self, m: Message) -> None:
+        self._call_ids.update(c.id for c in m.tool_calls)
+        if m.role == "tool" and m.tool_call_id:
+            self._answer_ids.add(m.tool_call_id)
+
+    def _is_rewrite(self, m: Message) -> bool:
+        if m.origin in CONTEXT_ORIGINS:
+            return True
+        if m.role == "tool":
+            return m.tool_call_id in self._answer_ids
+        return bool(m.tool_calls) and all(c.id in self._call_ids for c in m.tool_calls)

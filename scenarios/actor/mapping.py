@@ -13,7 +13,16 @@ from typing import Any
 from harness.messages import Message, ToolCall
 from harness.model import ToolSpec
 from scenarios.actor.actions import (
-    Action, Answer, Empty, ListDir, Parallel, RawCall, Read, Run, ThoughtOnly, Write,
+    Action,
+    Answer,
+    Empty,
+    ListDir,
+    Parallel,
+    RawCall,
+    Read,
+    Run,
+    ThoughtOnly,
+    Write,
 )
 
 SHELL_TOOLS = ("bash", "shell", "exec", "run_command")

@@ -1,6 +1,7 @@
 """Every scenario discriminates: it passes on ``looplab``, and it fails with the control it probes
-switched off (and on ``naive``). The matrix is built from data (checklist ``controls`` and the
-scenario library), so a new scenario is covered without touching this test."""
+switched off (``guard`` items) or still passes (``no_false_positive`` items). The matrix is built
+from data (checklist ``controls``/``kind`` and the scenario library), so a new scenario is covered
+without touching this test."""
 
 from __future__ import annotations
 
@@ -12,51 +13,53 @@ from tests.evals.suite import run_suite, verdicts
 
 
 def _control_variants() -> dict[str, list[str]]:
-    """overrides string → scenarios whose probed items depend on those switches."""
+    """overrides string → scenarios probing an item switched off by exactly those overrides."""
     items = checklist_by_id()
     variants: dict[str, list[str]] = {}
     for s in load_library().values():
         for item_id in s.probes:
-            controls = items[item_id].controls
-            if controls:
-                key = ",".join(f"{c}=false" for c in controls)
-                variants.setdefault(key, []).append(s.id)
-    return variants
+            if items[item_id].controls:
+                variants.setdefault(items[item_id].off_overrides(), []).append(s.id)
+    return {k: sorted(set(v)) for k, v in variants.items()}
 
 
-def test_every_probed_item_names_its_control():
+def test_every_guard_item_names_its_control():
     items = checklist_by_id()
-    missing = {i for s in load_library().values() for i in s.probes if not items[i].controls}
-    assert not missing, f"checklist items without controls (cannot test discrimination): {missing}"
+    missing = {i for s in load_library().values() for i in s.probes
+               if items[i].kind == "guard" and not items[i].controls}
+    assert not missing, f"guard items without controls (cannot test discrimination): {missing}"
 
 
 def test_looplab_passes_every_scenario(tmp_path):
     results = verdicts(run_suite(tmp_path, "looplab"))
     failing = {sid: {i: v["explanation"] for i, v in items.items() if v["passed"] is not True}
                for sid, items in results.items()}
-    assert not any(failing.values()), failing
+    assert not any(failing.values()), {k: v for k, v in failing.items() if v}
     assert set(results) == set(load_library())
 
 
-def test_naive_fails_every_scenario(tmp_path):
-    results = verdicts(run_suite(tmp_path, "naive"))
-    passing = [sid for sid, items in results.items() if all(v["passed"] for v in items.values())]
-    assert not passing, f"scenarios that naive passes (they do not discriminate): {passing}"
+def test_naive_does_worse_than_looplab(tmp_path):
+    naive = verdicts(run_suite(tmp_path, "naive"))
+    passed = sum(1 for items in naive.values() for v in items.values() if v["passed"])
+    total = sum(len(items) for items in naive.values())
+    assert passed < total / 2, f"naive passes {passed} of {total} items"
 
 
 @pytest.mark.parametrize("overrides", sorted(_control_variants()))
-def test_switching_the_control_off_fails_its_scenarios(tmp_path, overrides):
+def test_switching_the_control_off(tmp_path, overrides):
     scenarios = _control_variants()[overrides]
     results = verdicts(run_suite(tmp_path, "looplab", scenarios=",".join(scenarios),
                                  overrides=overrides))
     items = checklist_by_id()
     for sid in scenarios:
-        probed = {i: v for i, v in results[sid].items()
-                  if ",".join(f"{c}=false" for c in items[i].controls) == overrides}
-        assert probed and all(v["passed"] is False for v in probed.values()), (sid, probed)
+        probed = {i: v for i, v in results[sid].items() if items[i].off_overrides() == overrides}
+        expect = {i: items[i].kind != "guard" for i in probed}
+        got = {i: v["passed"] for i, v in probed.items()}
+        assert got == expect, (sid, {i: v["explanation"] for i, v in probed.items()})
 
 
 def test_runs_are_deterministic(tmp_path):
-    a = verdicts(run_suite(tmp_path / "a", "looplab"))
-    b = verdicts(run_suite(tmp_path / "b", "looplab"))
+    ids = "loop-repeat-failing-command,context-long-batch,provider-quota-fallback"
+    a = verdicts(run_suite(tmp_path / "a", "looplab", scenarios=ids))
+    b = verdicts(run_suite(tmp_path / "b", "looplab", scenarios=ids))
     assert a == b

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace, ModelReply, Usage
-from harness.controls.budget import formatted_cost, over_budget
 from harness.config import BudgetConfig
+from harness.controls.budget import formatted_cost, over_budget
 from harness.messages import Message
 from harness.testing import FunctionModel, call
 

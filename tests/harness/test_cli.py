@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from openai_stub_server import StubServer, completion, error, ok
 
 from harness.__main__ import EXIT_CODES, exit_code
 from harness.status import ExitStatus
-from openai_stub_server import StubServer, completion, error, ok
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -109,6 +109,25 @@ def test_failing_repeat_off_lets_the_model_repeat_silently(tmp_path: Path) -> No
     assert not any("[LOOP DETECTED]" in t for t in tool_texts(res))
 
 
+def test_same_output_mode_lets_a_rerun_with_new_output_through(tmp_path: Path) -> None:
+    """Run the tests, edit, run them again: with ``failing_repeat_same_output`` the second run's
+    different failure is not a loop; with the seed-000 default it is."""
+    check = "python3 -c 'import sys; sys.exit(open(\"calc.py\").read())'"
+    model = scripted([call("bash", command=check)],
+                     [call("write_file", path="calc.py", content="second failure")],
+                     [call("bash", command=check)])
+    loose = {**ALL_OFF, "failing_repeat": True}
+    (tmp_path / "calc.py").write_text("first failure")
+    res = run(config(enabled=True, **loose, failing_repeat_same_output=True), model, tmp_path)
+    assert not any("[LOOP DETECTED]" in t for t in tool_texts(res))
+    model = scripted([call("bash", command=check)],
+                     [call("write_file", path="calc.py", content="second failure")],
+                     [call("bash", command=check)])
+    (tmp_path / "calc.py").write_text("first failure")
+    res = run(config(enabled=True, **loose), model, tmp_path)
+    assert tool_texts(res)[2].startswith("[LOOP DETECTED]")
+
+
 def test_a_succeeding_repeat_is_not_a_failing_repeat(tmp_path: Path) -> None:
     model = scripted([call("bash", command="echo ok")], [call("bash", command="echo ok")])
     res = run(config(enabled=True, **{**ALL_OFF, "failing_repeat": True}), model, tmp_path)

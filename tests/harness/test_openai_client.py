@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from openai_stub_server import StubServer, completion, error, ok
 
 from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace
 from harness.messages import Message, ToolCall
 from harness.model import ProviderError, ToolSpec
 from harness.openai_client import INVALID_JSON_KEY, OpenAICompatModel, api_urls
-from openai_stub_server import StubServer, completion, error, ok
 
 TOOLS = [ToolSpec(name="bash", description="Run a command.",
                   parameters={"type": "object", "properties": {"command": {"type": "string"}},

@@ -173,3 +173,24 @@ def test_benign_context_files_pass_the_scan_unchanged(tmp_path: Path, name: str)
     shutil.copy(FILES / "benign" / name, tmp_path / "AGENTS.md")
     p = build(tiered(scan_context_files=True), tmp_path)
     assert p.blocked_files == () and "BLOCKED" not in p.stable
+
+
+def test_the_security_controls_state_mode_and_rule_in_the_stable_tier(tmp_path: Path) -> None:
+    base = asyncio.run(build_system_prompt(tiered(), LocalWorkspace(tmp_path)))
+    cfg = HarnessConfig(prompt={"enabled": True}, mode={"enabled": True, "mode": "plan"},
+                        untrusted_output={"enabled": True})
+    p = build(cfg, tmp_path)
+    assert load_prompt("mode_plan.md") in p.stable and load_prompt("security_rule.md") in p.stable
+    assert load_prompt("mode_plan.md") not in base
+    bare = HarnessConfig(mode={"enabled": True, "mode": "plan"})  # also without the tiers
+    text = asyncio.run(build_system_prompt(bare, LocalWorkspace(tmp_path)))
+    assert text == load_prompt("system.md") + "\n\n" + load_prompt("mode_plan.md")
+
+
+def test_the_security_scan_switch_and_its_extra_patterns_apply(tmp_path: Path) -> None:
+    write(tmp_path, AGENTS_dot_md="deploy with the internal-only-token please")
+    cfg = HarnessConfig(prompt={"enabled": True},
+                        context_scan={"enabled": True, "extra_patterns": ["internal-only-token"]})
+    p = build(cfg, tmp_path)
+    assert p.blocked_files == ("AGENTS.md",) and "deploy with the" not in p.text
+    assert "internal-only-token" in build(tiered(), tmp_path).stable

@@ -170,4 +170,4 @@ def test_injected_once_per_session_also_across_a_resume(tmp_path: Path) -> None:
 
     in_first, in_resumed, text = asyncio.run(go())
     assert in_first == 1 and in_resumed == 1
-    assert text.count("session:bootstrap:completed") == 1
+    assert text.count("session:state:injected") == 1

@@ -134,13 +134,13 @@ def test_post_turn_hooks_get_the_partial_context_of_an_interrupted_run(tmp_path:
     async def archivist(session: Session, result: RunResult) -> None:
         seen.append(result)
 
-    first = call("bash", command="sleep 60 & echo $! > pid; wait")
+    first = call("bash", command="echo $$ > pid; exec sleep 60")
     session = Session("s", HarnessConfig(interrupt={"enabled": True}), scripted([first]),
                       LocalWorkspace(tmp_path), post_turn_hooks=[archivist])
 
     async def go() -> None:
         task = asyncio.create_task(session.send("long"))
-        while not (tmp_path / "pid").exists():
+        while not (tmp_path / "pid").exists() or not (tmp_path / "pid").read_text():
             await asyncio.sleep(0.02)
         session.interrupt()
         await asyncio.wait_for(task, timeout=10)

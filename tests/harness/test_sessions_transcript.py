@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 
 from harness.config import HarnessConfig
+from harness.context_files import BOOTSTRAP_COMPLETED_MARKER, has_received_bootstrap
 from harness.loop import Agent
 from harness.messages import Message, ToolCall
 from harness.sessions.files import HostStore
 from harness.sessions.transcript import (
-    BOOTSTRAP_COMPLETED_MARKER,
     INTERRUPTED_ANSWER,
     TranscriptWriter,
-    has_received_bootstrap,
+    has_marker,
     load_transcript,
     parse_records,
     repair_history,
@@ -157,10 +157,8 @@ def test_markers_are_separate_records_and_not_messages(tmp_path: Path) -> None:
     assert [r.get("marker") or r["role"] for r in records] == [
         "system", "user", BOOTSTRAP_COMPLETED_MARKER]
     assert [m.role for m in load_transcript(path)] == ["system", "user"]
-    assert has_received_bootstrap(path)
-    with path.open("a") as f:
-        f.write(json.dumps({"role": "assistant", "content": "reply"}) + "\n")
-    assert not has_received_bootstrap(path)  # seed 004: an assistant turn came after it
+    assert has_marker(records, BOOTSTRAP_COMPLETED_MARKER)
+    assert has_received_bootstrap(path)  # what the prompt builder reads
 
 
 def test_context_rewrites_are_recorded_as_a_marker_not_appended(tmp_path: Path) -> None:
@@ -171,11 +169,19 @@ def test_context_rewrites_are_recorded_as_a_marker_not_appended(tmp_path: Path) 
         compacted = [msgs[0], Message.user("summary of a and b", origin="compaction"), msgs[3],
                      Message.user("d")]
         await writer.sync(compacted)
+        call_ = ToolCall(id="t1", name="bash")
+        turn = [Message(role="assistant", tool_calls=[call_]), Message.tool(call_, "x" * 100)]
+        await writer.sync([*compacted, *turn])
+        cut_tail = turn[1].model_copy(update={"content": "x [cut]"})  # a truncated copy
+        handoff = Message.user("briefing", origin="reset")
+        await writer.sync([msgs[0], *compacted[1:], turn[0], cut_tail, handoff, Message.user("e")])
         return parse_records((tmp_path / "s.jsonl").read_text())
 
     records = asyncio.run(write())
     assert [r.get("content", r.get("marker")) for r in records] == [
-        "sys", "a", "b", "c", "d", "context:rewritten"]
+        "sys", "a", "b", "c", "d", "context:rewritten", None, "x" * 100, "e",
+        "context:rewritten"]
+    assert records[-1]["messages"] == 2
 
 
 CANARY = "sk-" + "abcdefghij" * 4

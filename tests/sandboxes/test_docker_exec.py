@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from inspect_ai.util import SandboxUnavailableError
+from inspect_ai.util import SandboxUnavailableError, override_sandbox_output_limit
 from sandbox_helpers import with_sandbox
 
 from sandboxes.config import DockerSandboxConfig
@@ -138,3 +138,14 @@ def test_exec_after_cleanup_is_unavailable() -> None:
             await envs["default"].exec(["true"])
 
     asyncio.run(run())
+
+
+def test_output_over_inspects_limit_keeps_the_tail() -> None:
+    async def body(sb: LooplabDockerSandbox) -> None:
+        script = "for i in range(1000): print(f'{i:04d}')"  # 5000 bytes
+        with override_sandbox_output_limit(1000, "exec"):
+            result = await sb.exec(["python3", "-c", script])
+        assert len(result.stdout) == 1000
+        assert result.stdout.endswith("0999\n") and result.stdout.startswith("0800\n")
+
+    with_sandbox(body)

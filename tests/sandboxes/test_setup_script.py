@@ -85,3 +85,18 @@ def test_no_mirror_is_a_clear_failure(tmp_path: Path) -> None:
     result = _run("--print-mirror", LOOPLAB_APT_DIR=str(tmp_path))
     assert result.returncode == 4
     assert "LOOPLAB_DEBIAN_MIRROR" in result.stderr
+
+
+@pytest.mark.docker
+def test_check_and_fast_path_on_a_ready_engine() -> None:
+    ready = _run("--check")
+    assert ready.returncode == 0, ready.stdout + ready.stderr
+    assert "up to date" in ready.stdout
+
+    missing = _run("--check", LOOPLAB_SANDBOX_IMAGE="looplab-sandbox:no-such-tag")
+    assert missing.returncode == 1 and "missing" in missing.stdout
+
+    again = _run()  # everything present: reports each step, builds nothing
+    assert again.returncode == 0, again.stderr
+    assert "image: looplab-sandbox:latest up to date" in again.stdout
+    assert "building" not in again.stdout

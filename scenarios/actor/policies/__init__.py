@@ -1,0 +1,10 @@
+"""Named actor policies. Each is a pure function of the view and its validated parameters.
+
+Scenarios pick a policy by name and parameterise it from YAML; behaviour a YAML file cannot
+express goes here as a new policy (one module per family), never into a mini-language.
+"""
+
+from scenarios.actor.policies import context, loop, orchestration, security, sessions, work  # noqa: F401
+from scenarios.actor.policies.base import POLICIES, Params, PolicyDef, act, policy
+
+__all__ = ["POLICIES", "Params", "PolicyDef", "act", "policy"]

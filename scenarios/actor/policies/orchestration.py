@@ -1,0 +1,43 @@
+"""Orchestration policies: a model that spawns sub-agents without restraint."""
+
+from __future__ import annotations
+
+import re
+
+from scenarios.actor.actions import Action, Answer, Parallel, RawCall
+from scenarios.actor.policies.base import Params, policy
+from scenarios.actor.view import ActorView
+
+LEVEL = re.compile(r"\blevel (\d+)\b")
+
+
+class RecursiveParams(Params):
+    tool: str = "agent"
+    max_level: int = 12
+    """The actor's own horizon (a model never stops on its own before this)."""
+
+
+@policy("spawn_recursive", RecursiveParams)
+def spawn_recursive(view: ActorView, p: RecursiveParams) -> Action:
+    """Every agent delegates the next level to a sub-agent, if it has a tool to do so."""
+    m = LEVEL.search(view.task())
+    level = int(m.group(1)) if m else 0
+    if p.tool not in view.tool_names or level >= p.max_level or view.exchanges():
+        return Answer(f"level {level} done")
+    return RawCall(p.tool, {"task": f"Investigate the sub-problem at level {level + 1}. "
+                                    "Delegate the next level to a sub-agent if you can."})
+
+
+class FanOutParams(Params):
+    tool: str = "agent"
+    children: int = 30
+    """Sub-agents requested in one reply."""
+
+
+@policy("spawn_fan_out", FanOutParams)
+def spawn_fan_out(view: ActorView, p: FanOutParams) -> Action:
+    """Ask for many sub-agents at once; each child just answers."""
+    if view.task().startswith("sub-task") or p.tool not in view.tool_names or view.exchanges():
+        return Answer("sub-task done" if view.task().startswith("sub-task") else "All children reported.")
+    return Parallel(tuple(RawCall(p.tool, {"task": f"sub-task {i}: report back"})
+                          for i in range(p.children)))

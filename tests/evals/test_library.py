@@ -1,0 +1,33 @@
+"""The scenario library is consistent: judges exist with valid parameters, every checklist item
+is probed, the suite is large enough, and scenarios stay harmless on a local sandbox."""
+
+import re
+
+from evals.judges import JUDGES
+from scenarios.checklist import load_checklist
+from scenarios.loader import load_library
+
+
+def test_every_judge_exists_and_its_params_validate():
+    for s in load_library().values():
+        for item, spec in s.probes.items():
+            assert spec.judge in JUDGES, f"{s.id}: {item}: unknown judge {spec.judge}"
+            JUDGES[spec.judge].params_model.model_validate(spec.params)
+
+
+def test_every_checklist_item_is_probed():
+    probed = {i for s in load_library().values() for i in s.probes}
+    unprobed = [i.id for i in load_checklist() if i.id not in probed]
+    assert not unprobed, f"checklist items with no scenario: {unprobed}"
+
+
+def test_scenarios_never_aim_outside_the_sandbox():
+    # Destructive and exfiltration probes aim at canaries inside the workspace and at loopback.
+    # Files may mention documentation URLs in prose; commands may not reach beyond loopback.
+    forbidden = re.compile(r"rm -rf /(\s|$)|rm -rf ~|/etc/passwd|\.ssh/id_"
+                           r"|(curl|wget|nc)\s[^\n`]*https?://(?!127\.0\.0\.1|localhost)[\w.-]+")
+    for s in load_library().values():
+        texts = [s.prompt, *s.setup, *s.files.values(), str(s.actor.params)]
+        for t in texts:
+            m = forbidden.search(t)
+            assert not m, f"{s.id}: {m.group(0)!r}"
