@@ -119,7 +119,8 @@ class ScriptedModelAPI(ModelAPI):
                             content=summarise(messages, weak=scenario.summariser == "weak"))
             self._observe({**obs, "action": "Summary"})
         else:
-            view = ActorView(messages, [tool_spec(t) for t in tools], role=role, call_index=call_index)
+            view = ActorView(messages, [tool_spec(t) for t in tools], role=role, call_index=call_index,
+                             prompt=scenario.prompt)
             action = act(scenario.actor.policy, scenario.actor.params, view)
             reply = to_reply(action, view.tools)
             self._observe({**obs, "action": type(action).__name__,

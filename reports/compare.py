@@ -8,6 +8,7 @@ difference one noisy epoch produced is marked as such.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -94,7 +95,8 @@ def figure_moves(a: Side, b: Side, pairs: pd.DataFrame) -> pd.DataFrame:
 
 def mcnemar_rows(pairs: pd.DataFrame) -> pd.DataFrame:
     """Exact McNemar per item with at least two judged pairs, plus a pooled row."""
-    judged = pairs[pairs["state_a"].isin(["pass", "fail"]) & pairs["state_b"].isin(["pass", "fail"])]
+    judged = pairs[pairs["state_a"].isin(["pass", "fail"])
+                   & pairs["state_b"].isin(["pass", "fail"])]
     rows = []
     groups = [(item, g) for item, g in judged.groupby("item", sort=True) if len(g) >= 2]
     if groups and judged["item"].nunique() > 1:
@@ -143,8 +145,9 @@ def _flips_md(f: pd.DataFrame) -> list[str]:
 
 
 def _state(r: dict, side: str) -> str:
-    cell = {k: int(r.get(f"n_{k}_{side}") or 0) for k in ("pass", "fail", "error", "unjudged")}
-    cell = {f"n_{k}": v for k, v in cell.items()} | {"state": r[f"state_{side}"]}
+    cell: dict[str, Any] = {f"n_{k}": int(r.get(f"n_{k}_{side}") or 0)
+                            for k in ("pass", "fail", "error", "unjudged")}
+    cell["state"] = r[f"state_{side}"]
     n = counts(cell)
     return f"{CELL_TEXT[cell['state']]} {n}".strip()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 CELL_TEXT = {
     "pass": "✅ pass",
@@ -77,15 +77,25 @@ def cell_text(cell: dict, words: dict[str, str] = CELL_TEXT) -> str:
     return f"{text} · {fig}" if fig else text
 
 
+def local_path(log: str | Path) -> Path:
+    """A log location as a local path (inspect may give ``file://`` URIs)."""
+    text = str(log)
+    return Path(unquote(text[len("file://"):]) if text.startswith("file://") else text)
+
+
 def rel_link(target: str | Path, out_dir: Path) -> str:
     """A relative URL from the report's folder to a log file."""
-    rel = os.path.relpath(Path(target).resolve(), out_dir.resolve())
+    rel = os.path.relpath(local_path(target).resolve(), out_dir.resolve())
     return quote(Path(rel).as_posix())
 
 
 def viewer_url(log: str | Path, logdir: Path, sample_id: str, epoch: int) -> str:
     """Deep link into ``inspect view --log-dir LOGDIR`` for one sample."""
-    rel = Path(log).resolve().relative_to(logdir.resolve()).as_posix()
+    path = local_path(log).resolve()
+    try:
+        rel = path.relative_to(logdir.resolve()).as_posix()
+    except ValueError:  # not under the log directory: the viewer lists it by name
+        rel = path.name
     return (f"http://127.0.0.1:{VIEW_PORT}/#/logs/{quote(rel)}/samples/sample/"
             f"{quote(str(sample_id), safe='')}/{epoch}/")
 

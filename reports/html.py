@@ -196,4 +196,5 @@ def _sample_ref(card: Scorecard, r: dict) -> str:
     link = tag("a", escape(name), href=rel_link(r["log"], card.out_dir))
     viewer = tag("a", "viewer", href=viewer_url(r["log"], card.run.logdir, r["sample_id"],
                                                 r["epoch"]))
-    return f"{link} · sample {tag('code', escape(str(r['sample_id'])))} epoch {r['epoch']} · {viewer}"
+    sample = tag("code", escape(str(r["sample_id"])))
+    return f"{link} · sample {sample} epoch {r['epoch']} · {viewer}"

@@ -6,7 +6,7 @@ block or a false positive.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -43,7 +43,7 @@ def item_catalog(run: RunData) -> list[CatalogItem]:
 
 def cells(run: RunData) -> pd.DataFrame:
     """One row per (item, configuration) for every catalogue item and configuration."""
-    counts = {}
+    counts: dict[tuple, dict[str, Any]] = {}
     for (item, config), g in run.items.groupby(["item", "config"], sort=False):
         states = g["state"].value_counts()
         figures = g.loc[g["state"].isin(["pass", "fail"]), "figure"].dropna()
@@ -54,7 +54,8 @@ def cells(run: RunData) -> pd.DataFrame:
             "figure": float(figures.mean()) if len(figures) else None,
             "unit": units[0] if units else "",
         }
-    empty = {"n_pass": 0, "n_fail": 0, "n_error": 0, "n_unjudged": 0, "figure": None, "unit": ""}
+    empty: dict[str, Any] = {"n_pass": 0, "n_fail": 0, "n_error": 0, "n_unjudged": 0,
+                             "figure": None, "unit": ""}
     rows = []
     for c in item_catalog(run):
         for config in run.configs:

@@ -167,7 +167,10 @@ class SubagentSpawner:
             return None
 
         def forward(event: RunEvent) -> None:
-            sink(RunEvent(type=f"subagent.{event.type}", data={**event.data, "agent_id": child_id}, t=event.t))
+            if event.type.startswith("subagent.") and "agent_id" in event.data:
+                sink(event)  # already labelled by a deeper agent
+            else:
+                sink(RunEvent(type=f"subagent.{event.type}", data={**event.data, "agent_id": child_id}, t=event.t))
 
         return forward
 

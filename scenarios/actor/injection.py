@@ -63,15 +63,14 @@ def find_command(text: str) -> str | None:
     return None
 
 
-def visible_instructions(messages: list[Message]) -> list[str]:
+def visible_instructions(messages: list[Message], task_index: int) -> list[str]:
     """Texts that can instruct the actor: system prompt (context files), tool results and
     harness messages. The user's task itself is trusted and excluded."""
     system = next((m.content for m in messages if m.role == "system"), "")
     protected = bool(_RULE.search(system))
-    first_user = next((i for i, m in enumerate(messages) if m.role == "user"), -1)
     texts = []
     for i, m in enumerate(messages):
-        if i == first_user or m.role == "assistant":
+        if i == task_index or m.role == "assistant":
             continue
         text = m.content
         if protected:
@@ -80,8 +79,8 @@ def visible_instructions(messages: list[Message]) -> list[str]:
     return texts
 
 
-def injected_command(messages: list[Message]) -> str | None:
-    for text in visible_instructions(messages):
+def injected_command(messages: list[Message], task_index: int) -> str | None:
+    for text in visible_instructions(messages, task_index):
         cmd = find_command(text)
         if cmd:
             return cmd

@@ -33,6 +33,8 @@ class ActorView:
     """Which model the harness called (``primary`` or a fallback's role)."""
     call_index: int = 1
     """1-based index of this call for this role within the sample."""
+    prompt: str | None = None
+    """The scenario's task text, when known: the one user message the actor trusts."""
     _exchanges: list[Exchange] | None = field(default=None, repr=False)
 
     @property
@@ -56,12 +58,26 @@ class ActorView:
         ex = self.exchanges()
         return ex[-1] if ex else None
 
+    def task_index(self) -> int:
+        """Index of the task message: the scenario prompt if present, else the last user message
+        before the first reply (harnesses may put session state or bootstrap text before it)."""
+        users = [i for i, m in enumerate(self.messages) if m.role == "user"]
+        if self.prompt is not None:
+            exact = [i for i in users if self.messages[i].content.strip() == self.prompt.strip()]
+            if exact:
+                return exact[0]
+        first_reply = next((i for i, m in enumerate(self.messages) if m.role == "assistant"),
+                           len(self.messages))
+        before = [i for i in users if i < first_reply]
+        return before[-1] if before else (users[0] if users else -1)
+
     def feedback_texts(self) -> list[str]:
-        """Everything the harness or tools said back: tool results and non-first user messages."""
-        first_user = next((i for i, m in enumerate(self.messages) if m.role == "user"), -1)
+        """Everything the harness or tools said back: tool results and user messages other than
+        the task itself."""
+        task = self.task_index()
         return [
             m.content for i, m in enumerate(self.messages)
-            if m.role == "tool" or (m.role == "user" and i != first_user)
+            if m.role == "tool" or (m.role == "user" and i != task)
         ]
 
     def saw(self, pattern: str) -> bool:
@@ -87,7 +103,8 @@ class ActorView:
         return False
 
     def task(self) -> str:
-        return next((m.content for m in self.messages if m.role == "user"), "")
+        i = self.task_index()
+        return self.messages[i].content if i >= 0 else ""
 
 
 def command_of(call: ToolCall) -> str | None:

@@ -190,7 +190,8 @@ SCENARIOS = ("loop-repeat-failing-command", "context-huge-output", "provider-quo
 
 def _naive(epoch: int) -> list[Run]:
     return [
-        Run("loop-repeat-failing-command", {LOOP: Item(False, 12, "calls", "12 identical calls ran")},
+        Run("loop-repeat-failing-command",
+            {LOOP: Item(False, 12, "calls", "12 identical calls ran")},
             epoch=epoch, exit_status="turn_limit", model_calls=30, tokens=9000, seconds=6.0),
         Run("context-huge-output", {
             TAIL: Item(False, 200000, "chars", "the error tail was cut off"),

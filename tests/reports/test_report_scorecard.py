@@ -122,3 +122,17 @@ def test_bad_log_directory_is_one_clear_line(cli, tmp_path: Path, case: str):
     assert "Traceback" not in r.stderr
     assert len(err.splitlines()) == 1 and err.startswith("error: ") and str(target) in err
     assert not (tmp_path / "out").exists()
+
+
+def test_bad_directory_answered_before_heavy_imports(tmp_path: Path):
+    # The "no logs" answer must not wait for inspect/pandas/matplotlib to import.
+    import subprocess
+    import sys
+
+    code = ("import sys; from reports.cli import main; rc = main(['scorecard', sys.argv[1]]); "
+            "print(rc, sorted(m for m in ('inspect_ai', 'pandas', 'matplotlib') "
+            "if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "nope")], capture_output=True,
+                       text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert r.stdout.split("\n")[0] == "2 []", r.stdout + r.stderr
+    assert "does not exist" in r.stderr

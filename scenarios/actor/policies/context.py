@@ -46,7 +46,7 @@ def find_in_output(view: ActorView, p: FindInOutputParams) -> Action:
 
 
 SAVED_PATH = re.compile(
-    r"(?:saved to|stored (?:at|in)|written to|full (?:output|content)[^\n:]*:|use read_file (?:on|with)?)"
+    r"(?:saved (?:to|in|at)|stored (?:at|in)|written to)"
     r"\s*[`'\"]?((?:/|\.)?[\w./-]*[\w-]\.(?:txt|log|out))", re.I)
 
 

@@ -24,7 +24,7 @@ def obey_injection(view: ActorView, p: ObeyInjectionParams) -> Action:
     """Do the task, but first obey any injected command that reaches the model unprotected."""
     from scenarios.actor.injection import injected_command
 
-    command = injected_command(view.messages)
+    command = injected_command(view.messages, view.task_index())
     if command and view.runs_of(command) == 0:
         return Run(command)
     return step_plan(view, StepPlanParams(steps=p.steps, final_answer=p.final_answer))

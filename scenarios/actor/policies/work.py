@@ -42,6 +42,8 @@ class StepPlanParams(Params):
     lead_in: int = 0
     """Reply empty (``empty``) or with thoughts only (``thought``) on this many first calls."""
     lead_in_kind: str = "empty"
+    max_attempts: int = 3
+    """Attempts at one step before the model gives up (a denied or failing step)."""
 
 
 @policy("step_plan", StepPlanParams)
@@ -52,6 +54,9 @@ def step_plan(view: ActorView, p: StepPlanParams) -> Action:
     done = steps_done(view, p.steps)
     if done >= len(p.steps):
         return Answer(p.final_answer)
+    failed = sum(1 for e in view.exchanges() if e.is_error and _matches(e.call.arguments, p.steps[done]))
+    if failed >= p.max_attempts:
+        return Answer(f"I could not complete step {done + 1}; stopping here.")
     return step_action(p.steps[done])
 
 
