@@ -53,6 +53,10 @@ class LoopDetectionConfig(_Strict):
     (seed 000: 2)."""
     failing_repeat_window: int = Field(4, ge=2)
     """Most recent calls, the current one included, searched for identical failures (seed 000: 4)."""
+    identical_repeat_same_output: bool = False
+    """Count an identical call as a repeat only when its result is also unchanged. Off (seed
+    004): arguments alone count, so paging or polling with one command is flagged. On: a
+    repeated call that keeps returning new output (the next page) is progress, not a loop."""
     failing_repeat_same_output: bool = False
     """Count a repeat only when it also failed with the same output. Off (seed 000): the same
     failing call twice is enough. On: re-running a test suite after an edit that changed its

@@ -21,6 +21,9 @@ from harness.messages import Message
 from harness.model import Model, ModelReply, Usage
 from harness.prompt_builder import build_system_prompt
 from harness.router import ModelRouter
+from harness.security.modes import allowed_tools
+from harness.security.permissions import Approver
+from harness.subagents.tool import attach_subagents
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
 from harness.tools import Tool, resolve_tools
@@ -53,14 +56,19 @@ class Agent:
         tools: list[Tool] | None = None,
         controls: list[Control] | None = None,
         on_event: EventSink | None = None,
+        approver: Approver | None = None,
     ) -> None:
+        """``approver``: async ``(tool_name, args) -> bool`` asked by permission modes (``ask``);
+        without one, tools that need approval are denied."""
         self.config = config
         self.router = ModelRouter(models if isinstance(models, list) else [models], config.failover)
         self.workspace = workspace
-        self.tools = tools if tools is not None else resolve_tools(config.tools)
-        self.controls = controls if controls is not None else build_controls(config)
+        # Plan/execute mode, layer 2: only mode-allowed tools are offered.
+        self.tools = allowed_tools(config, tools if tools is not None else resolve_tools(config.tools))
+        self.controls = controls if controls is not None else build_controls(config, approver=approver)
         self.on_event = on_event
         self.executor = ToolExecutor(config, self.tools, self.controls)
+        attach_subagents(self)  # offers the `agent` tool when sub-agents are on
         self._step_task: asyncio.Task[None] | None = None
         self._interrupted = False
 

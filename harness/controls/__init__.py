@@ -55,6 +55,13 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
         controls.append(LoopDetection(config.loop_detection))
     if config.empty_reply.enabled:
         controls.append(EmptyReplyGuard(config.empty_reply))
+    # Session state (seed 004) is injected before compaction measures the context; the
+    # transcript is appended last, below. Local import: harness.sessions imports controls.base.
+    from harness.sessions.controls import build_session_controls
+
+    session = build_session_controls(config)
+    if session.bootstrap is not None:
+        controls.append(session.bootstrap)
     # Late: reflection adds its paragraph after the turn's other feedback, and compaction runs
     # last before the model call, so it sees everything the other controls added.
     # harness.reflection imports harness.controls.base, hence the local import.
@@ -64,12 +71,9 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
         controls.append(Reflection(config.reflection))
     if config.compaction.enabled:
         controls.append(Compaction(config))
-    # LAST, keep it last: the session bootstrap, then the transcript, which persists what every
-    # other control added. harness.sessions.controls imports controls.base: local import.
-    if config.transcript.enabled or config.progress.enabled:
-        from harness.sessions.controls import build_session_controls
-
-        controls.extend(build_session_controls(config))
+    # LAST, keep it last: the transcript persists what every other control added.
+    if session.transcript is not None:
+        controls.append(session.transcript)
     return controls
 
 

@@ -88,7 +88,8 @@ def identical_repeat(window: list[CallRecord], cfg: LoopDetectionConfig) -> Find
     cur = window[-1]
     if cfg.known_poll and cur.poll:
         return None  # polls are judged by their results (known_poll), not by their arguments
-    count = sum(1 for r in window if r.args_hash == cur.args_hash)
+    count = sum(1 for r in window if r.args_hash == cur.args_hash
+                and (not cfg.identical_repeat_same_output or r.result_hash == cur.result_hash))
     if count >= cfg.critical_threshold:
         return Finding("critical", "identical_repeat",
                        texts()["identical_critical"].format(tool=cur.tool, count=count), count)

@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from harness.workspace import ExecResult, Workspace
 
-
 MIN_DEADLINE_S = 0.01
 """A deadline shorter than this is no deadline at all: the budget counts as spent (timers may
 fire a hair early, so "exactly spent" must not leave a call a few nanoseconds to run in)."""
@@ -60,23 +59,24 @@ class GatedWorkspace:
     """A ``Workspace`` whose writes and commands go through a ``WriteGate``. Reads always work."""
 
     def __init__(self, inner: Workspace, gate: WriteGate) -> None:
-        self._inner = inner
+        self.inner = inner
+        """The wrapped workspace (path checks resolve against it directly)."""
         self._gate = gate
         self.root = inner.root
 
     async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         self._gate.check("command")
-        return await self._inner.exec(command, timeout=timeout)
+        return await self.inner.exec(command, timeout=timeout)
 
     async def read_file(self, path: str) -> str:
-        return await self._inner.read_file(path)
+        return await self.inner.read_file(path)
 
     async def write_file(self, path: str, content: str) -> None:
         self._gate.check("write")
-        await self._inner.write_file(path, content)
+        await self.inner.write_file(path, content)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        return getattr(self.inner, name)
 
 
 TraceStatus = Literal["running", "done", "timed_out"]

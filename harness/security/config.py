@@ -100,7 +100,7 @@ class PermissionsConfig(_Strict):
     mode: Literal["ask", "auto_read", "auto_all"] = "auto_all"
     """``ask``: approve every modifying tool; ``auto_read``: approve writes and bash;
     ``auto_all``: approve nothing (seed 000)."""
-    approval_effects: dict[str, list[EffectName]] = Field(default_factory=lambda: {
+    approval_effects: dict[str, list[EffectName]] = Field(default_factory=lambda: {  # type: ignore[arg-type]
         "ask": ["local_write", "network", "destructive"],
         "auto_read": ["local_write", "destructive"],
         "auto_all": [],

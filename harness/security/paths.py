@@ -34,6 +34,8 @@ class PathCheck:
 
 async def check_path(workspace: Workspace, path: str) -> PathCheck:
     """Resolve ``path`` (relative to the workspace root) and say whether it stays inside."""
+    while isinstance(getattr(workspace, "inner", None), Workspace):
+        workspace = workspace.inner  # type: ignore[attr-defined]  # a wrapper (write gate)
     if isinstance(workspace, LocalWorkspace):
         return _check_local(workspace.root, path)
     return await _check_remote(workspace, path)

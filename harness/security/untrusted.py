@@ -76,8 +76,9 @@ class UntrustedOutput(Control):
         return True
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
-        # Denials are the harness's own words, not external content.
-        if outcome.kind == "denied" or not self.is_untrusted(call):
+        # Denials and the unknown-tool answer are the harness's own words, not external content.
+        own = outcome.kind == "denied" or outcome.metadata.get("unknown_tool")
+        if own or not self.is_untrusted(call):
             return outcome
         run.emit("security.wrapped", tool=call.name)
         return outcome.with_content(wrap_external_content(outcome.content, describe_source(call)),

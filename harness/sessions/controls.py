@@ -1,4 +1,4 @@
-"""The session controls a plain ``Agent`` gets from its config (``build_controls`` calls this).
+"""The session controls a plain ``Agent`` gets from its config (``build_controls`` places them).
 
 A ``Session`` builds its own bound instances instead (one transcript per session id, shared
 across its runs); these are for an ``Agent`` used on its own, e.g. one CLI run.
@@ -6,20 +6,24 @@ across its runs); these are for an ``Agent`` used on its own, e.g. one CLI run.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from harness.config import HarnessConfig
-from harness.controls.base import Control
 from harness.sessions.bootstrap import SessionBootstrap
 from harness.sessions.transcript_control import TranscriptControl
 
 
-def build_session_controls(config: HarnessConfig, session_id: str | None = None) -> list[Control]:
-    """``[SessionBootstrap?, TranscriptControl?]``: append them LAST, so the transcript persists
-    what every other control added (bootstrap first: its message is persisted with the task)."""
+@dataclass(frozen=True)
+class SessionControls:
+    bootstrap: SessionBootstrap | None
+    """Goes before compaction: its message must count when the context is measured."""
+    transcript: TranscriptControl | None
+    """Goes last: it persists what every other control added."""
+
+
+def build_session_controls(config: HarnessConfig, session_id: str | None = None) -> SessionControls:
     transcript = (TranscriptControl(config.transcript, session_id)
                   if config.transcript.enabled else None)
-    controls: list[Control] = []
-    if config.progress.enabled:
-        controls.append(SessionBootstrap(config.progress, transcript))
-    if transcript is not None:
-        controls.append(transcript)
-    return controls
+    bootstrap = (SessionBootstrap(config.progress, transcript)
+                 if config.progress.enabled else None)
+    return SessionControls(bootstrap, transcript)

@@ -156,14 +156,19 @@ class Session:
 
     def _controls(self, config: HarnessConfig, fence: InterruptFence,
                   lane: LaneTask | None) -> list[Control]:
-        # The config's own session controls are replaced by this session's bound instances.
-        base = [c for c in build_controls(config)
-                if not isinstance(c, TranscriptControl | SessionBootstrap)]
-        head: list[Control] = [FenceControl(fence)]
+        # The config's own session controls are replaced, in place, by this session's bound
+        # instances (one transcript and one bootstrap for all its runs); the fence goes first.
+        controls: list[Control] = [FenceControl(fence)]
         if lane is not None:
-            head.append(LaneProgress(lane))
-        tail: list[Control] = [c for c in (self.bootstrap, self.transcript) if c is not None]
-        return head + base + tail
+            controls.append(LaneProgress(lane))
+        for c in build_controls(config):
+            if isinstance(c, SessionBootstrap):
+                c = self.bootstrap  # type: ignore[assignment]
+            if c is not None and not isinstance(c, TranscriptControl):
+                controls.append(c)
+        if self.transcript is not None:
+            controls.append(self.transcript)
+        return controls
 
     def _sink(self, lane: LaneTask | None) -> EventSink:
         def sink(event: RunEvent) -> None:

@@ -120,8 +120,8 @@ class SubagentSpawner:
             answer=result.answer or "(no answer)",
             missing=f"\n[tools not granted (the parent lacks or denies them): {', '.join(missing)}]" if missing else "",
         )
-        kind = "result" if result.status == ExitStatus.COMPLETED.value else "failure"
-        return ToolOutcome(kind, text, {"child_id": child_id, "status": result.status})
+        completed = result.status == ExitStatus.COMPLETED.value
+        return ToolOutcome("result" if completed else "failure", text, {"child_id": child_id, "status": result.status})
 
     def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, ctx: ToolContext) -> Agent:
         from harness.controls import build_controls
@@ -235,14 +235,24 @@ def attach_subagents(
     policy: ToolPolicy | None = None,
     agent_id: str | None = None,
 ) -> SubagentSpawner | None:
-    """Give ``agent`` the ``agent`` tool and its supervisor (once; no-op when sub-agents are off).
+    """Give ``agent`` the ``agent`` tool and its supervisor (no-op when sub-agents are off; a
+    second top-level call returns the first spawner).
 
     Top-level call: ``attach_subagents(agent)``; the tier comes from ``subagents.tier`` and the
     policy denies ``subagents.deny_tools``. A worker (seed 002) gets no tool: it spawns nothing.
     """
     cfg = agent.config.subagents
-    if not cfg.enabled or any(isinstance(c, SubagentSupervisor) for c in agent.controls):
+    if not cfg.enabled:
         return None
+    existing = next((c for c in agent.controls if isinstance(c, SubagentSupervisor)), None)
+    if existing is not None:
+        if agent_id is None:
+            return existing.spawner  # already attached as a top-level agent
+        # A child that attached itself as a top-level agent (e.g. in Agent.__init__) is
+        # re-attached under its parent, so depth, tier and policy come from the tree.
+        agent.controls.remove(existing)
+        agent.tools[:] = [t for t in agent.tools if t.name != AGENT_TOOL]
+        agent.executor.tools.pop(AGENT_TOOL, None)
     registry = registry or SubagentRegistry()
     tier = tier if agent_id is not None else cfg.tier
     policy = policy or ToolPolicy(deny_list=frozenset(cfg.deny_tools))

@@ -17,8 +17,8 @@ UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 SHA = re.compile(r"\b[0-9a-f]{12,40}\b")
 PROGRESS = re.compile(r"\b(?:processed|done|completed)\s+(\d+)\s+(?:of|/)\s+(\d+)\b", re.I)
 _REQUEST = re.compile(r"summari[sz]e|merge these partial summaries|handoff briefing|recovery briefing", re.I)
-_KEEP_IDS = re.compile(r"identifiers?\s+EXACTLY|verbatim", re.I)
-_KEEP_PROGRESS = re.compile(r"progress on any batch|processed 17 of 43|batch progress", re.I)
+_KEEP_IDS = re.compile(r"identifiers?\s+EXACTLY|verbatim|preserve all[^.\n]*identifiers", re.I)
+_KEEP_PROGRESS = re.compile(r"progress on any batch|processed 17 of 43|batch progress|preserve all[^.\n]*numbers", re.I)
 
 
 def is_summary_request(messages: list[Message], n_tools: int) -> bool:
@@ -43,7 +43,7 @@ def summarise(messages: list[Message], weak: bool = False) -> str:
     for line in material.splitlines():
         line = line.strip()
         if UUID.search(line) or re.search(r"\b(id|sha|error|code)\b", line, re.I):
-            facts.append(line[:300])
+            facts.append(line[:600])
     facts = list(dict.fromkeys(facts))[-20:]
     text = "\n".join(facts)
     if not keep_ids:

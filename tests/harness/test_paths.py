@@ -102,3 +102,13 @@ def test_list_dir_outside_is_denied_and_inside_works(layout: Path) -> None:
 def test_without_the_guard_the_secret_leaks(layout: Path) -> None:
     res = _run(HarnessConfig(), layout, call("read_file", path="link/secret.txt"))
     assert next(m for m in res.messages if m.role == "tool").content == "TOP SECRET"
+
+
+def test_a_wrapped_local_workspace_is_checked_like_the_local_one(layout: Path) -> None:
+    from harness.execution.deadlines import GatedWorkspace, WriteGate
+
+    gate = WriteGate()
+    ws = GatedWorkspace(LocalWorkspace(layout), gate)
+    gate.close()  # even with the gate closed, resolving a path needs no command
+    assert not asyncio.run(check_path(ws, "link/secret.txt")).inside
+    assert asyncio.run(check_path(ws, "src/main.py")).inside

@@ -8,8 +8,8 @@ from typing import Any
 
 from harness import Agent, HarnessConfig, LocalWorkspace
 from harness.controls import build_controls
-from harness.tools import Tool, ToolContext, ToolOutcome, resolve_tools
 from harness.testing import call, scripted
+from harness.tools import Tool, ToolContext, ToolOutcome, resolve_tools
 
 
 async def _fetch(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:

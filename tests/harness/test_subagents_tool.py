@@ -208,3 +208,26 @@ def test_interrupting_the_parent_reaches_every_running_sub_agent(tmp_path: Path)
     assert len(records) == 2 and all(r.status == "interrupted" and r.fence for r in records)
     assert spawner.registry.orphans() == []
     assert not (tmp_path / "never.txt").exists()
+
+
+
+def test_an_agent_attached_as_top_level_is_re_attached_under_its_parent(tmp_path: Path) -> None:
+    # As when Agent.__init__ itself calls attach_subagents: a child first attaches as a
+    # top-level agent, then the spawner re-attaches it under its parent.
+    from harness.subagents.registry import SubagentRegistry
+
+    async def go():
+        cfg = HarnessConfig(subagents={"enabled": True})
+        child = make_agent(cfg, recursive, tmp_path)  # attached as top-level
+        assert attach_subagents(child) is not None  # a second top-level call changes nothing
+        reg = SubagentRegistry()
+        reg.spawn("p1", "root", "t")
+        reg.spawn("c1", "p1", "t", agent=child)
+        spawner = attach_subagents(child, registry=reg, agent_id="c1")
+        return child, spawner
+
+    child, spawner = asyncio.run(go())
+    assert spawner is not None and spawner.depth == 2 and spawner.agent_id == "c1"
+    assert [c.name for c in child.controls].count("subagents") == 1
+    assert [t.name for t in child.tools].count("agent") == 1
+    assert child.executor.tools["agent"].run == spawner.run

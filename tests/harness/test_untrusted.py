@@ -7,7 +7,11 @@ import re
 from pathlib import Path
 
 from harness import Agent, HarnessConfig, LocalWorkspace
-from harness.security.untrusted import neutralise_markers, security_prompt_section, wrap_external_content
+from harness.security.untrusted import (
+    neutralise_markers,
+    security_prompt_section,
+    wrap_external_content,
+)
 from harness.testing import call, scripted
 
 PAGE = (

@@ -86,3 +86,11 @@ def test_cost(standard_run):
     assert c.loc["naive", "wall_s"] == 2 * (6.0 + 4 * 2.0)
     assert (c.loc["inspect-react", "scored"], c.loc["inspect-react", "samples"]) == (2, 5)
     assert "not_run 3" in c.loc["inspect-react", "exit_status"]
+
+
+def test_item_missing_from_the_checklist_is_shown_and_flagged(tmp_path: Path):
+    unknown = "loop.zz_retired_item_for_tests"
+    lb.write_run_log(tmp_path, "naive", [lb.Run("s1", {unknown: lb.Item(False, 4, "calls")})])
+    cells = tables.cells(load_run(tmp_path))
+    row = _cell(cells, unknown, "naive")
+    assert (row["family"], row["state"], row["title"]) == ("loop", "fail", "(not in the checklist)")

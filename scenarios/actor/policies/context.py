@@ -58,6 +58,12 @@ class BatchParams(Params):
     command: str = "./process.sh {item}"
     give_up_after: int = 90
     final_answer: str = "All items are processed."
+    interlude: str | None = None
+    """A paged command read in the middle of the batch (after ``interlude_after`` items) until
+    ``interlude_end`` appears: it pushes the batch's history out of the recent messages, so
+    after compaction only the summary can say how far the batch got."""
+    interlude_after: int = 0
+    interlude_end: str = "END OF SPEC"
 
 
 def _item(i: int) -> str:
@@ -72,7 +78,7 @@ def batch_process(view: ActorView, p: BatchParams) -> Action:
     for i in range(1, p.items + 1):
         if view.runs_of(p.command.format(item=_item(i))) > 0:
             done.add(i)
-    for text in view.feedback_texts() + [m.content for m in view.messages if m.role == "assistant"]:
+    for text in (m.content for m in view.messages if m.role != "system"):
         for n, total in PROGRESS.findall(text):
             if int(total) == p.items:
                 done |= set(range(1, int(n) + 1))
@@ -81,6 +87,12 @@ def batch_process(view: ActorView, p: BatchParams) -> Action:
         return Answer(p.final_answer)
     if view.call_index > p.give_up_after:
         return Answer("Stopping: I lost track of the batch.")
+    if p.interlude and len(done) >= p.interlude_after and not view.saw(re.escape(p.interlude_end)):
+        # Say the count once, when turning to the spec: later pages do not repeat it, so after a
+        # compaction only the summary can carry it.
+        first = view.runs_of(p.interlude) == 0
+        note = f"Processed {len(done)} of {p.items} items; reading the spec first." if first else "Next page."
+        return Run(p.interlude, note=note)
     return Run(p.command.format(item=_item(nxt)), note=f"Processed {len(done)} of {p.items} items; next {_item(nxt)}.")
 
 

@@ -105,8 +105,8 @@ def parallel_then_answer(view: ActorView, p: ParallelParams) -> Action:
 
 
 class FixOnFeedbackParams(Params):
-    first: StepSpec
-    """The first (flawed) action."""
+    first: list[StepSpec]
+    """The first (flawed) actions."""
     feedback: str
     """Regex recognising corrective feedback from the harness (lint errors, a blocked commit)."""
     fix: StepSpec
@@ -119,7 +119,7 @@ class FixOnFeedbackParams(Params):
 @policy("fix_on_feedback", FixOnFeedbackParams)
 def fix_on_feedback(view: ActorView, p: FixOnFeedbackParams) -> Action:
     """Act, and correct course only if the harness reports a problem (it never checks itself)."""
-    plan = [p.first]
+    plan = list(p.first)
     if view.saw(p.feedback):
         plan += [p.fix] + ([p.then] if p.then else [])
     done = steps_done(view, plan, allow_errors=True)
