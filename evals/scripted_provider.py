@@ -99,7 +99,7 @@ class ScriptedModelAPI(ModelAPI):
             "role": role, "call": call_index, "input_tokens": n_in, "messages": len(messages),
             "max_tool_chars": max((len(m.content) for m in messages if m.role == "tool"), default=0),
             "summary_request": summary, "pairs_ok": pairs_ok(messages),
-            "task": next((m.content[:160] for m in messages if m.role == "user"), ""),
+            "task": _excerpt(ActorView(messages, [], prompt=scenario.prompt).task()),
             "prefix": self._prefix_share(role, summary, messages), "t": round(time.time(), 3),
         }
         fault = next((f for f in scenario.faults if f.applies(role, call_index, summary)), None)
@@ -183,3 +183,8 @@ def pairs_ok(messages: list[Message]) -> bool:
             if m.role == "assistant":
                 pending = {c.id for c in m.tool_calls}
     return not pending
+
+
+def _excerpt(text: str, limit: int = 400) -> str:
+    """Head and tail of a task text: harnesses wrap sub-tasks in their own preamble."""
+    return text if len(text) <= limit else f"{text[:150]} … {text[-(limit - 150):]}"

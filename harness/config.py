@@ -417,6 +417,10 @@ class PromptConfig(_Strict):
     """List the offered tools (sorted) with their descriptions in the frozen tier."""
     include_workspace: bool = True
     """State the workspace root in the stable tier."""
+    refresh_each_turn: bool = False
+    """Rebuild the system prompt before every model call (seed 004 builds it per turn, with
+    the volatile tier under the cache boundary inside the system message). A token-level
+    prefix cache (vLLM) then loses the whole conversation whenever the volatile tier changes."""
     include_time: bool = False
     """State the current time in the volatile tier (never above the cache boundary)."""
     extra_sections: list[str] = Field(default_factory=list)

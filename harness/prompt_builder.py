@@ -123,10 +123,12 @@ async def build_prompt(
     extra_sections: Sequence[str] = (),
     transcript: Transcript = None,
     now: datetime | None = None,
+    turn: int | None = None,
 ) -> SystemPrompt:
     """Assemble the prompt. ``tools``: the tools offered (default: ``config.tools`` from the
     catalogue). ``transcript``: the session so far (messages, marker records or a JSONL path),
-    to decide whether the bootstrap file is still due. ``now``: the time for the volatile tier."""
+    to decide whether the bootstrap file is still due. ``now``: the time for the volatile tier;
+    ``turn``: the turn number shown with it (a per-turn heartbeat, when rebuilt every turn)."""
     identity = load_prompt(config.system_prompt)
     # De-duplicated: a section passed as an argument and also provided is stated once.
     extras = list(dict.fromkeys(s.strip() for s in [*extra_sections, *_provided_sections(config)]))
@@ -171,7 +173,7 @@ async def build_prompt(
             bootstrap = True
     if cfg.include_time:
         moment = (now or datetime.now(UTC)).isoformat(timespec="minutes")
-        volatile.append(f"## Current time\n{moment}")
+        volatile.append(f"## Current time\n{moment}" + (f"\nTurn: {turn}" if turn is not None else ""))
     return SystemPrompt(_join(stable), _join(volatile), bootstrap, tuple(blocked))
 
 

@@ -179,14 +179,15 @@ def spawn_depth_at_most(p: DepthParams) -> JudgeFn:
 
 class ChildrenParams(JudgeParams):
     prefix: str = "sub-task"
-    """Task prefix of the children's first message."""
+    """Children's tasks read ``<prefix> <n>``; each distinct one counts once."""
     max: int
 
 
 @judge("children_at_most", ChildrenParams)
 def children_at_most(p: ChildrenParams) -> JudgeFn:
     async def run(ev: Evidence) -> Verdict:
-        tasks = {o.get("task") for o in ev.observations if str(o.get("task", "")).startswith(p.prefix)}
+        tasks = {m.group(0) for o in ev.observations
+                 if (m := re.search(re.escape(p.prefix) + r" \d+", str(o.get("task", ""))))}
         n = len(tasks)
         return Verdict(n <= p.max, n, "sub-agents that ran",
                        f"{n} sub-agents ran (limit {p.max}); run ended: {ev.exit_status}")

@@ -69,6 +69,10 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
         from harness.reflection import Reflection
 
         controls.append(Reflection(config.reflection))
+    if config.prompt.enabled and config.prompt.refresh_each_turn:
+        from harness.controls.prompt_refresh import PromptRefresh
+
+        controls.append(PromptRefresh())
     if config.compaction.enabled:
         controls.append(Compaction(config))
     # LAST, keep it last: the transcript persists what every other control added.
