@@ -23,9 +23,9 @@ from harness.prompt_builder import build_system_prompt
 from harness.router import ModelRouter
 from harness.security.modes import allowed_tools
 from harness.security.permissions import Approver
-from harness.subagents.tool import attach_subagents
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
+from harness.subagents.tool import attach_subagents
 from harness.tools import Tool, resolve_tools
 from harness.workspace import Workspace
 

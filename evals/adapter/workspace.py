@@ -15,8 +15,7 @@ class SandboxWorkspace:
     @classmethod
     async def open(cls, sandbox: SandboxEnvironment, workdir: str | None = None) -> SandboxWorkspace:
         """The sandbox's working directory, or ``workdir`` below it (created if missing)."""
-        res = await sandbox.exec(["pwd"])
-        root = res.stdout.strip() or "/"
+        root = await _working_dir(sandbox)
         if workdir:
             root = f"{root.rstrip('/')}/{workdir.strip('/')}"
             await sandbox.exec(["mkdir", "-p", root])
@@ -44,3 +43,16 @@ class SandboxWorkspace:
 
     def _abs(self, path: str) -> str:
         return path if path.startswith("/") else f"{self.root.rstrip('/')}/{path}"
+
+
+async def _working_dir(sandbox: SandboxEnvironment) -> str:
+    """The sandbox's working directory, asked once per sample (each exec costs a round trip)."""
+    from inspect_ai.util import store
+
+    key = f"looplab:sandbox-root:{id(sandbox)}"
+    root = store().get(key)
+    if root is None:
+        res = await sandbox.exec(["pwd"])
+        root = res.stdout.strip() or "/"
+        store().set(key, root)
+    return str(root)

@@ -26,6 +26,8 @@ class Pattern:
     regex: re.Pattern[str]
     text: str
     """Guidance, a description or a replacement template, depending on the file."""
+    weight: float = 1.0
+    """How much a match counts where findings are scored (the context scanner); 1.0 elsewhere."""
 
 
 def _resolve(name_or_path: str) -> Path:
@@ -52,7 +54,11 @@ def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = r
             rx = re.compile(str(entry["pattern"]), flags)
         except re.error as e:
             raise PatternFileError(f"{where} ({entry.get('id', '?')}): bad regex: {e}") from e
-        out.append(Pattern(str(entry.get("id", f"{section}-{i}")), rx, str(entry.get(text_key, ""))))
+        try:
+            weight = float(entry.get("weight", 1.0))
+        except (TypeError, ValueError) as e:
+            raise PatternFileError(f"{where} ({entry.get('id', '?')}): 'weight' must be a number") from e
+        out.append(Pattern(str(entry.get("id", f"{section}-{i}")), rx, str(entry.get(text_key, "")), weight))
     return tuple(out)
 
 

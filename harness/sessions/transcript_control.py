@@ -17,7 +17,6 @@ from harness.config import TranscriptConfig
 from harness.controls.base import Control
 from harness.events import subsystem_logger
 from harness.messages import Message
-from harness.model import ModelReply
 from harness.sessions.files import FileStore, HostStore, WorkspaceStore, make_redactor
 from harness.sessions.transcript import TranscriptWriter, new_session_id, validate_session_id
 from harness.state import RunState
@@ -78,6 +77,7 @@ class TranscriptControl(Control):
         await self.flush(run)
 
     async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
+        # Write-ahead: the calls are on disk before they run, so a crash mid-tool is resumable.
         await self.flush(run)
         return False
 

@@ -1,0 +1,185 @@
+"""Hidden channels of a context file: text a model reads but a rendered page does not show.
+
+A poisoned AGENTS.md rarely puts its instruction in plain view. It goes where a reviewer looking
+at the rendered Markdown will not see it: HTML comments, ``[//]: # (...)`` comments, link
+targets and titles, image alt text, YAML front matter, elements styled invisible, fake
+``<system>`` blocks, or base64/hex blobs. ``hidden_channels`` pulls each of those out as its own
+piece of text so the scanner can judge it on its own, with a base weight for how suspicious the
+hiding place itself is.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote, unquote_plus
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Channel:
+    kind: str
+    """What hides the text, for the finding ("a hidden HTML comment", "an image's alt text" ...)."""
+    line: int
+    text: str
+    base: float
+    """How suspicious the hiding place is on its own (added to the signals found inside)."""
+
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.DOTALL)
+_REF_DEF = re.compile(
+    r"""^[ ]{0,3}\[([^\]\n]+)\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+("[^"\n]*"|'[^'\n]*'|\([^\n]*\)))?[ \t]*$""",
+    re.MULTILINE,
+)
+_IMAGE_ALT = re.compile(r"!\[([^\[\]\n]{1,500})\]\(")
+# Up to the closing ">)": renderers stop at the first ">", a model reads the whole line.
+_ANGLE_TARGET = re.compile(r"""\]\(\s*<([^\n]*?)>\s*(?:"[^"\n]*"\s*)?\)""")
+_URL_TARGET = re.compile(r"\]\(\s*([^\s()<>]+)")
+_LINK_TITLE = re.compile(r"""\]\(\s*(?:<[^>\n]*>|[^\s()]+)\s+("[^"\n]*"|'[^'\n]*')\s*\)""")
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+_HIDDEN_ELEMENT = re.compile(
+    r"""<(\w+)\b[^>]*?(?:\bhidden\b|aria-hidden\s*=\s*["']?true|style\s*=\s*["'][^"']*"""
+    r"""(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0)[^"']*["'])"""
+    r"""[^>]*>(.*?)</\1\s*>""",
+    re.DOTALL | re.IGNORECASE,
+)
+# Markup posing as a higher authority than the file: <system>, <instructions priority=...>,
+# <admin_override>, [SYSTEM] ... A context file has no business speaking for the system.
+_AUTHORITY_TAG = re.compile(
+    r"^[ \t]*<((?:system|admin|administrator|operator|developer|root|sudo|override|instructions?)"
+    r"(?:[-_]\w+)?)\b[^>\n]*>(.*?)</\1\s*>",
+    re.DOTALL | re.MULTILINE | re.IGNORECASE,
+)
+_AUTHORITY_BRACKET = re.compile(r"^[ \t]*\[(SYSTEM|ADMIN|OPERATOR|DEVELOPER)\][ \t]*(.*?)(?:\[/\1\]|$)", re.MULTILINE)
+_MARKDOWN_COMMENT_LABELS = {"//", "comment", "_", "#"}
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/=_-])")
+_HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
+
+
+def hidden_channels(text: str) -> list[Channel]:
+    """Every hidden piece of ``text`` (cleaned content), in document order per kind."""
+    prose = mask_code_fences(text)
+    out: list[Channel] = []
+
+    def add(kind: str, start: int, body: str, base: float) -> None:
+        if body.strip():
+            out.append(Channel(kind, text.count("\n", 0, start) + 1, body, base))
+
+    for m in _HTML_COMMENT.finditer(prose):
+        add("a hidden HTML comment", m.start(), m.group(1), 0.2)
+    for m in _REF_DEF.finditer(prose):
+        label, target, title = m.group(1).strip().lower(), m.group(2), (m.group(3) or "")[1:-1]
+        if label in _MARKDOWN_COMMENT_LABELS or target in ("#", "<>"):
+            add("a hidden Markdown comment", m.start(), title or target, 0.2)
+            continue
+        add("a link title", m.start(), title, 0.2)
+        add("a link target", m.start(), _spelled_out(target.strip("<>")), 0.2)
+    for m in _IMAGE_ALT.finditer(prose):
+        add("an image's alt text", m.start(), m.group(1), 0.2)
+    for m in _ANGLE_TARGET.finditer(prose):
+        add("a link target", m.start(), _spelled_out(m.group(1)), 0.2)
+    for m in _URL_TARGET.finditer(prose):
+        add("a link target", m.start(), _spelled_out(m.group(1)), 0.2)
+    for m in _LINK_TITLE.finditer(prose):
+        add("a link title", m.start(), m.group(1)[1:-1], 0.2)
+    if m := _FRONT_MATTER.match(text):
+        add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
+    for m in _HIDDEN_ELEMENT.finditer(prose):
+        add("an HTML element styled invisible", m.start(), m.group(2), 0.2)
+    for m in _AUTHORITY_TAG.finditer(prose):
+        add("a block posing as a system/operator message", m.start(), m.group(2), 0.6)
+    for m in _AUTHORITY_BRACKET.finditer(prose):
+        add("a block posing as a system/operator message", m.start(), m.group(2), 0.6)
+    for m in _BASE64.finditer(text):
+        if (decoded := decode_base64_text(m.group(1))) is not None:
+            add("a base64-encoded blob", m.start(), decoded, 0.4)
+    for m in _HEX.finditer(text):
+        if (decoded := decode_hex_text(m.group(1))) is not None:
+            add("a hex-encoded blob", m.start(), decoded, 0.4)
+    return out
+
+
+def mask_code_fences(text: str) -> str:
+    """``text`` with the lines of fenced code blocks blanked (line numbers are kept)."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    lines, fence = text.split("\n"), ""
+    for i, line in enumerate(lines):
+        m = _FENCE.match(line)
+        if fence:
+            lines[i] = ""
+            if m and m.group(1) == fence:
+                fence = ""
+        elif m:
+            fence, lines[i] = m.group(1), ""
+    return "\n".join(lines)
+
+
+def _front_matter_text(block: str) -> str:
+    """The front matter as ``key: value`` lines, YAML quoting undone (so a quoted value reads as
+    the sentence it is); the raw block when it is not valid YAML."""
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return block
+    lines: list[str] = []
+
+    def walk(node: object, key: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, str(k))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif node is not None:
+            lines.append(f"{key}: {node}")
+
+    walk(data, "")
+    return "\n".join(lines)
+
+
+def _spelled_out(target: str) -> str:
+    """A link target as words when it carries a sentence (spaces, backticks), else ``""``.
+
+    Ordinary URLs are not channels; a destination that decodes to prose is."""
+    decoded = unquote_plus(target) if "?" in target else unquote(target)
+    return decoded if decoded.count(" ") >= 3 or "`" in decoded else ""
+
+
+def decode_base64_text(blob: str) -> str | None:
+    """The blob decoded as text when it is base64 of (mostly) printable UTF-8, else ``None``.
+
+    Identifiers, hashes and binary payloads (images in data URIs) decode to garbage and are
+    ignored, which keeps the scan quiet on ordinary files."""
+    padded = blob + "=" * (-len(blob) % 4)
+    for decoder in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            raw = decoder(padded.encode("ascii"))
+        except (binascii.Error, ValueError):
+            continue
+        if (text := _printable_text(raw)) is not None:
+            return text
+    return None
+
+
+def decode_hex_text(blob: str) -> str | None:
+    """The blob decoded as text when it is hex of printable UTF-8 prose, else ``None`` (hashes)."""
+    try:
+        return _printable_text(bytes.fromhex(blob))
+    except ValueError:
+        return None
+
+
+def _printable_text(raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\t\r")
+    if text and printable / len(text) >= 0.95 and re.search(r"[a-zA-Z]{2,}\s", text):
+        return text
+    return None

@@ -1,0 +1,122 @@
+"""What a model reads in a context file, recovered from what a human sees (context scanner).
+
+Attackers hide text from reviewers in ways a model still reads: Unicode tag characters (an
+invisible copy of ASCII), zero-width and bidi format characters splitting words, and Cyrillic or
+Greek letters that look like Latin ones. ``clean_text`` undoes all three so the phrase patterns
+see plain words; ``invisible_issues`` reports format characters that have no business in the
+file, while leaving the legitimate uses alone (a leading BOM, ZWJ in emoji sequences, ZWNJ/ZWJ
+inside Persian, Arabic or Indic words, LRM/RLM beside right-to-left letters, flag tag sequences).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Invisible format characters (Unicode category Cf, minus the visible Arabic/Syriac number
+# signs): soft hyphen, zero-width and bidi controls, invisible operators, BOM, tag characters.
+FORMAT_CHARS = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
+)
+_TAG_ASCII = re.compile("[\U000e0020-\U000e007e]")
+_TAG_BLOCK = re.compile("[\U000e0000-\U000e007f]")
+# A subdivision flag: black flag, 2-6 tag letters/digits, cancel tag (how real emoji use tags).
+_EMOJI_TAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+# Characters that are legitimate inside words of scripts that need them (never in Latin text).
+_JOINERS = {"\u200b", "\u200c", "\u200d", "\u200e", "\u200f"}
+
+# Cyrillic and Greek letters that render like Latin ones (Unicode TR39 confusables, the subset
+# that matters for English words). Only words that also contain ASCII letters are folded, so
+# Russian or Greek prose stays as it is.
+_CONFUSABLE_PAIRS = (
+    "аa еe оo рp сc уy хx іi јj ѕs ԁd һh ԛq ԝw ӏl үy"
+    " АA ВB СC ЕE НH ІI ЈJ КK МM ОO РP ЅS ТT ХX ҮY ԜW ԚQ"
+    " αa οo ρp ιi νv κk υu χx ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX ıi"
+)
+_CONFUSABLES = {pair[0]: pair[1] for pair in _CONFUSABLE_PAIRS.split()}
+_FOLD = str.maketrans(_CONFUSABLES)
+_MIXED_WORD = re.compile(f"[^\\W\\d_]*[{''.join(_CONFUSABLES)}][^\\W\\d_]*")
+
+
+def map_tag_characters(text: str) -> str:
+    """Tag characters U+E0020..E007E become the ASCII they mirror; flag sequences stay emoji."""
+    if not _TAG_BLOCK.search(text):
+        return text
+    text = _EMOJI_TAG_SEQUENCE.sub("\U0001f3f4", text)
+    return _TAG_ASCII.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
+
+
+def fold_confusables(text: str) -> tuple[str, int]:
+    """Latin words spelled with look-alike Cyrillic/Greek letters, folded; and how many there were."""
+    count = 0
+
+    def fold(m: re.Match[str]) -> str:
+        nonlocal count
+        word = m.group()
+        if not re.search("[A-Za-z]", word) or any(ord(c) > 0x7F and c not in _CONFUSABLES for c in word):
+            return word
+        count += 1
+        return word.translate(_FOLD)
+
+    return _MIXED_WORD.sub(fold, text), count
+
+
+def clean_text(content: str) -> tuple[str, int]:
+    """Tag characters mapped, NFKC, format characters removed, look-alikes folded (case kept).
+
+    Also returns how many words mixed look-alike letters into Latin ones."""
+    text = unicodedata.normalize("NFKC", map_tag_characters(content))
+    return fold_confusables(FORMAT_CHARS.sub("", text))
+
+
+def invisible_issues(content: str) -> list[str]:
+    """One finding listing the suspicious format characters (code point and count), if any."""
+    allowed = {m.start() + i for m in _EMOJI_TAG_SEQUENCE.finditer(content) for i in range(len(m.group()))}
+    found: dict[str, int] = {}
+    for m in FORMAT_CHARS.finditer(content):
+        ch, i = m.group(), m.start()
+        if i in allowed or _legitimate(content, i, ch):
+            continue
+        # Tag characters come by the dozen (one per hidden letter): count them as one kind.
+        code = "Unicode tag characters" if _TAG_BLOCK.match(ch) else f"U+{ord(ch):04X}"
+        found[code] = found.get(code, 0) + 1
+    if not found:
+        return []
+    listed = ", ".join(f"{c} x{n}" for c, n in sorted(found.items()))
+    return [f"Contains invisible or bidi-control Unicode characters ({listed}): potential injection vector"]
+
+
+def _legitimate(text: str, i: int, ch: str) -> bool:
+    if ch == "\ufeff":
+        return i == 0  # a byte-order mark at the start of a file is normal
+    if ch == "\u00ad":
+        return True  # a soft hyphen is a hyphenation hint; it is stripped before matching anyway
+    if ch not in _JOINERS:
+        return False
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if FORMAT_CHARS.match(before) or FORMAT_CHARS.match(after):
+        return False  # runs of invisible characters are never typography
+    if ch == "\u200d" and _pictograph(before) and _pictograph(after):
+        return True  # emoji sequences (family, flags) join pictographs with ZWJ
+    if ch in "\u200e\u200f":
+        return _right_to_left(before) or _right_to_left(after)
+    return _non_latin_letter(before) and (after == "" or not _latin_letter(after))
+
+
+def _pictograph(ch: str) -> bool:
+    return bool(ch) and ord(ch) > 0x2000 and (unicodedata.category(ch) in ("So", "Sk") or ch == "\ufe0f")
+
+
+def _latin_letter(ch: str) -> bool:
+    return bool(ch) and ch.isalpha() and "LATIN" in unicodedata.name(ch, "")
+
+
+def _non_latin_letter(ch: str) -> bool:
+    # Letters and marks (virama, vowel signs) of scripts such as Arabic, Persian or Devanagari.
+    return bool(ch) and unicodedata.category(ch)[0] in "LM" and ord(ch) > 0x2FF and not _latin_letter(ch)
+
+
+def _right_to_left(ch: str) -> bool:
+    return bool(ch) and unicodedata.bidirectional(ch) in ("R", "AL", "AN")
