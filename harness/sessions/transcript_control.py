@@ -17,6 +17,7 @@ from harness.config import TranscriptConfig
 from harness.controls.base import Control
 from harness.events import subsystem_logger
 from harness.messages import Message
+from harness.model import ModelReply
 from harness.sessions.files import FileStore, HostStore, WorkspaceStore, make_redactor
 from harness.sessions.transcript import TranscriptWriter, new_session_id, validate_session_id
 from harness.state import RunState
