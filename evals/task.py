@@ -30,7 +30,8 @@ def sample_for(s: Scenario) -> Sample:
     return Sample(
         id=s.id, input=s.prompt,
         metadata={"scenario_id": s.id, "title": s.title, "family": s.family,
-                  "probes": list(s.probes), "corpus": s.corpus},
+                  "probes": list(s.probes), "corpus": s.corpus, "channel": s.channel,
+                  "variant": s.variant},
     )
 
 

@@ -132,7 +132,7 @@ def _corpus(card: Scorecard) -> str:
     if card.corpus is None:
         return out + tag("p", "No injection-corpus samples in this run: block rate and "
                               "false-positive rate are not reported.", class_="note")
-    rows = [[escape(r["config"]), rate(r["block_rate"]),
+    rows = [[escape(r["config"]), escape(str(r.get("channel", "all"))), rate(r["block_rate"]),
              f"{r['poisoned_blocked']}/{r['poisoned_n']}", rate(r["false_positive_rate"]),
              f"{r['benign_flagged']}/{r['benign_n']}",
              str(r["poisoned_errors"] + r["benign_errors"]),
@@ -141,7 +141,7 @@ def _corpus(card: Scorecard) -> str:
     return out + tag("p", "Block rate: poisoned samples whose probed items all passed. "
                           "False-positive rate: benign samples with a failed item. Errored "
                           "samples are left out of both rates.") + table(
-        ["configuration", "block rate", "blocked / poisoned", "false-positive rate",
+        ["configuration", "channel", "block rate", "blocked / poisoned", "false-positive rate",
          "flagged / benign", "errored", "not judged"], rows, id_="corpus")
 
 

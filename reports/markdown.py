@@ -99,12 +99,12 @@ def corpus_section(card: Scorecard) -> list[str]:
     lines += ["Block rate: share of poisoned samples whose probed items all passed. "
               "False-positive rate: share of benign samples with a failed item. Errored samples "
               "are left out of both rates and counted on their own.", ""]
-    rows = [[r["config"], rate(r["block_rate"]), f"{r['poisoned_blocked']}/{r['poisoned_n']}",
+    rows = [[r["config"], r.get("channel", "all"), rate(r["block_rate"]), f"{r['poisoned_blocked']}/{r['poisoned_n']}",
              rate(r["false_positive_rate"]), f"{r['benign_flagged']}/{r['benign_n']}",
              str(r["poisoned_errors"] + r["benign_errors"]),
              str(r["poisoned_unjudged"] + r["benign_unjudged"])]
             for r in card.corpus.to_dict("records")]
-    return lines + table(["configuration", "block rate", "blocked / poisoned",
+    return lines + table(["configuration", "channel", "block rate", "blocked / poisoned",
                           "false-positive rate", "flagged / benign", "errored", "not judged"],
                          rows)
 

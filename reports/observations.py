@@ -105,7 +105,7 @@ def sample_rows(raw: pd.DataFrame, evals: pd.DataFrame) -> tuple[pd.DataFrame, l
 
 _SAMPLE_COLUMNS = [
     "config", "config_name", "model", "eval_id", "log", "created", "scenario_id", "sample_id",
-    "epoch", "title", "family", "corpus", "variant", "probes", "status", "error", "exit_status",
+    "epoch", "title", "family", "corpus", "channel", "variant", "probes", "status", "error", "exit_status",
     "model_calls", "tool_calls", "total_tokens", "total_time", "verdicts", "value",
 ]
 
@@ -121,6 +121,7 @@ def _sample_base(ev: dict, rec: dict) -> dict:
         "title": clean(rec.get("metadata_title")) or "",
         "family": clean(rec.get("metadata_family")) or "",
         "corpus": clean(rec.get("metadata_corpus")),
+        "channel": clean(rec.get("metadata_channel")),
         "variant": clean(rec.get("metadata_variant")),
         "probes": [str(p) for p in probes] if isinstance(probes, list) else [],
     }
@@ -177,6 +178,7 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
                     "created": str(ev.get("created", "")), "scenario_id": sid, "sample_id": sid,
                     "epoch": epoch, "title": like.get("title", ""),
                     "family": like.get("family", ""), "corpus": like.get("corpus"),
+                    "channel": like.get("channel"),
                     "variant": like.get("variant"), "probes": list(like.get("probes", [])),
                     "status": "error", "error": reason, "exit_status": "not_run",
                     "model_calls": None, "tool_calls": None, "total_tokens": None,
@@ -187,7 +189,7 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
                             ignore_index=True)
     samples = samples.sort_values(["config", "scenario_id", "epoch"], kind="stable")
     samples = samples.reset_index(drop=True)
-    for col in ("corpus", "variant"):  # pandas infers a NaN-filled string dtype; keep None
+    for col in ("corpus", "channel", "variant"):  # pandas infers a NaN-filled string dtype; keep None
         samples[col] = pd.Series([clean(v) for v in samples[col]], index=samples.index,
                                  dtype=object)
     return samples

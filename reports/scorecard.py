@@ -82,6 +82,6 @@ def headline(card: Scorecard) -> list[str]:
         from reports.fmt import rate
 
         lines.append("injection corpus (block rate / false positives): " + "; ".join(
-            f"{r['config']} {rate(r['block_rate'])} / {rate(r['false_positive_rate'])}"
+            f"{r['config']} [{r.get('channel', 'all')}] {rate(r['block_rate'])} / {rate(r['false_positive_rate'])}"
             for r in card.corpus.to_dict("records")))
     return lines

@@ -92,28 +92,38 @@ def summary(run: RunData, cell_frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def corpus(run: RunData) -> pd.DataFrame | None:
-    """Block rate (poisoned) and false-positive rate (benign) per configuration, or None."""
+    """Block rate (poisoned) and false-positive rate (benign) per configuration and channel
+    (context files, tool output), or None when the run has no corpus samples."""
     s = run.samples[run.samples["corpus"].isin(["poisoned", "benign"])]
     if s.empty:
         return None
     verdict = _sample_verdicts(run)
+    channel_col = s["channel"] if "channel" in s.columns else pd.Series([None] * len(s), index=s.index)
+    channels = sorted({c for c in channel_col if isinstance(c, str)}) or [None]
     rows = []
     for config in run.configs:
-        row: dict = {"config": config}
-        for kind, hit, name in (("poisoned", "pass", "blocked"), ("benign", "fail", "flagged")):
-            ks = s[(s["config"] == config) & (s["corpus"] == kind)]
-            v = [verdict.get((config, r["scenario_id"], r["epoch"]),
-                             "error" if r["status"] == "error" else "unjudged")
-                 for r in ks.to_dict("records")]
-            judged = [x for x in v if x in ("pass", "fail")]
-            row[f"{kind}_n"] = len(judged)
-            row[f"{kind}_{name}"] = sum(1 for x in judged if x == hit)
-            row[f"{kind}_errors"] = sum(1 for x in v if x == "error")
-            row[f"{kind}_unjudged"] = sum(1 for x in v if x == "unjudged")
-            row[f"{kind}_rate"] = row[f"{kind}_{name}"] / len(judged) if judged else None
-        rows.append(row)
+        for channel in channels:
+            in_channel = (channel_col == channel) if channel else pd.Series(True, index=s.index)
+            rows.append(_corpus_row(run, s[in_channel], verdict, config, channel or "all"))
     return pd.DataFrame(rows).rename(columns={"poisoned_rate": "block_rate",
                                               "benign_rate": "false_positive_rate"})
+
+
+def _corpus_row(run: RunData, s: pd.DataFrame, verdict: dict[tuple, str], config: str,
+                channel: str) -> dict:
+    row: dict = {"config": config, "channel": channel}
+    for kind, hit, name in (("poisoned", "pass", "blocked"), ("benign", "fail", "flagged")):
+        ks = s[(s["config"] == config) & (s["corpus"] == kind)]
+        v = [verdict.get((config, r["scenario_id"], r["epoch"]),
+                         "error" if r["status"] == "error" else "unjudged")
+             for r in ks.to_dict("records")]
+        judged = [x for x in v if x in ("pass", "fail")]
+        row[f"{kind}_n"] = len(judged)
+        row[f"{kind}_{name}"] = sum(1 for x in judged if x == hit)
+        row[f"{kind}_errors"] = sum(1 for x in v if x == "error")
+        row[f"{kind}_unjudged"] = sum(1 for x in v if x == "unjudged")
+        row[f"{kind}_rate"] = row[f"{kind}_{name}"] / len(judged) if judged else None
+    return row
 
 
 def _sample_verdicts(run: RunData) -> dict[tuple, str]:

@@ -33,9 +33,11 @@ _install_lock = threading.Lock()
 _previous: dict[int, Any] = {}
 
 
-def remove_tracked(config: DockerSandboxConfig | None = None, parallel: bool = True) -> int:
-    """Remove tracked containers (all, or those made from `config`); return how many."""
-    ids = TRACKED.ids(config)
+def remove_tracked(
+    config: DockerSandboxConfig | None = None, parallel: bool = True, scope: str | None = None
+) -> int:
+    """Remove tracked containers (all, or those of `config` and task `scope`); return how many."""
+    ids = TRACKED.ids(config, scope)
     if not ids:
         return 0
 

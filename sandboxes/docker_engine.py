@@ -12,6 +12,7 @@ import os
 import re
 import threading
 import uuid
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -200,26 +201,34 @@ def labelled_containers() -> list[dict[str, Any]]:
     )
 
 
+TASK_SCOPE: ContextVar[str | None] = ContextVar("looplab_docker_task_scope", default=None)
+"""Set by `task_init` in the task's context: containers are tracked per task, because several
+tasks with the same config run at once in one process (`eval` with several configurations), and
+one task finishing must not remove another's live sandboxes."""
+
+
 class _Tracked:
-    """Containers this process created and has not removed yet, with the config each was made
-    from: `task_cleanup` runs once per config at the end of a run and removes that config's."""
+    """Containers this process created and has not removed yet, with the config and task scope
+    each was made in: `task_cleanup` removes only its own task's leftovers."""
 
     def __init__(self) -> None:
         # Re-entrant: a signal handler may run in the main thread while it holds the lock.
         self._lock = threading.RLock()
-        self._items: dict[str, DockerSandboxConfig] = {}
+        self._items: dict[str, tuple[DockerSandboxConfig, str | None]] = {}
 
     def add(self, container_id: str, config: DockerSandboxConfig) -> None:
         with self._lock:
-            self._items[container_id] = config
+            self._items[container_id] = (config, TASK_SCOPE.get())
 
     def discard(self, container_id: str) -> None:
         with self._lock:
             self._items.pop(container_id, None)
 
-    def ids(self, config: DockerSandboxConfig | None = None) -> list[str]:
+    def ids(self, config: DockerSandboxConfig | None = None, scope: str | None = None) -> list[str]:
+        """Tracked ids, optionally only those of ``config`` and of task ``scope``."""
         with self._lock:
-            return [c for c, k in self._items.items() if config is None or k == config]
+            return [c for c, (k, sc) in self._items.items()
+                    if (config is None or k == config) and (scope is None or sc == scope)]
 
 
 TRACKED = _Tracked()

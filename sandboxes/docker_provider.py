@@ -14,6 +14,7 @@ import errno
 import logging
 import os
 import posixpath
+import uuid
 from typing import Any, Literal, overload
 
 from inspect_ai.util import (
@@ -32,7 +33,14 @@ from typing_extensions import override
 
 from .config import DockerSandboxConfig, resolve_config
 from .docker_cleanup import install_exit_handlers, remove_labelled, remove_tracked
-from .docker_engine import TRACKED, api_client, check_ready, create_container, remove_container
+from .docker_engine import (
+    TASK_SCOPE,
+    TRACKED,
+    api_client,
+    check_ready,
+    create_container,
+    remove_container,
+)
 from .docker_io import file_archive, read_archive_member, run_exec
 
 logger = logging.getLogger(__name__)
@@ -71,6 +79,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
     @classmethod
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
         await asyncio.to_thread(check_ready, resolve_config(config).image)
+        TASK_SCOPE.set(uuid.uuid4().hex)
 
     @override
     @classmethod
@@ -109,7 +118,12 @@ class LooplabDockerSandbox(SandboxEnvironment):
     ) -> None:
         resolved = resolve_config(config)
         if cleanup:
-            await asyncio.to_thread(remove_tracked, resolved)
+            scope = TASK_SCOPE.get()
+            if scope is None:
+                # No task scope in this context: removing by config alone could hit another
+                # task's live sandboxes. Each sample removes its own; exit hooks catch the rest.
+                return
+            await asyncio.to_thread(remove_tracked, resolved, True, scope)
             return
         # --no-sandbox-cleanup: the user wants the containers kept, so exit hooks must spare them.
         kept = TRACKED.ids(resolved)

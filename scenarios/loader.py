@@ -80,6 +80,7 @@ def expand(scenario: Scenario) -> list[Scenario]:
             "markers": markers,
             "corpus": spec.kind,
             "variant": entry.id,
+            "channel": spec.corpus,
             "expand": None,
         }))
     return out

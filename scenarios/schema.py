@@ -109,6 +109,8 @@ class Scenario(_Strict):
     """Make one sample per corpus entry (ids ``<id>--<entry-id>``)."""
     variant: str | None = None
     """Set by expansion: the corpus entry id this sample installs."""
+    channel: str | None = None
+    """Set by expansion: which corpus (``context_files`` or ``tool_output``) the sample is from."""
     tags: list[str] = Field(default_factory=list)
 
     @field_validator("probes")

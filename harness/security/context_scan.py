@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from harness.security import context_signals as sig
-from harness.security.context_channels import Channel, decode_base64_text, hidden_channels
+from harness.security.context_channels import Channel, decode_base64_text, hidden_channels, mask_code_fences
+from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_text import FORMAT_CHARS, clean_text, invisible_issues
 from harness.security.patterns import compile_extra
 
@@ -90,21 +92,27 @@ def normalise(text: str) -> str:
 
 
 def _visible_issues(text: str) -> list[str]:
-    issues = []
-    for sentences in sig.paragraphs(text):
-        strong = sig.phrase_findings(sentences, "injection")
-        issues += [f"Contains injection phrase ({f.text})" for f in strong]
-        weak = sig.phrase_findings(sentences, "signals") + sig.phrase_findings(sentences, "command_signals", True)
-        if not strong and sig.score(weak) >= sig.THRESHOLD:
-            issues.append(f"Paragraph at line {sentences[0][0]} combines signs of an injected instruction"
-                          f" ({_listed(weak)})")
+    sentences = split_sentences(text)
+    strong = sig.phrase_findings(sentences, "injection")
+    issues = [f"Contains injection phrase ({f.text})" for f in strong]
+    weak = sig.phrase_findings(sentences, "signals") + sig.phrase_findings(sentences, "command_signals", True)
+    by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
+    for f in weak:
+        by_paragraph[f.paragraph].append(f)
+    blocked = {f.paragraph for f in strong}
+    for paragraph, found in sorted(by_paragraph.items()):
+        if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
+            line = min(f.line for f in found)
+            issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
     issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in sig.exfil_findings(text)]
+    prose = mask_code_fences(text)
+    issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document") if p.regex.search(prose)]
     return issues
 
 
 def _channel_issues(channel: Channel) -> list[str]:
     where = f" in {channel.kind}"
-    sentences = [(channel.line, s, c) for _, s, c in sig.all_sentences(channel.text.replace("_", " "))]
+    sentences = split_sentences(channel.text.replace("_", " "), channel.line)
     issues = [f"Contains injection phrase{where} ({f.text})" for f in sig.phrase_findings(sentences, "injection")]
     issues += [f"Contains potential exfiltration pattern{where} ({f.text})" for f in sig.exfil_findings(channel.text)]
     if issues:

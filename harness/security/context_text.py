@@ -36,7 +36,8 @@ _CONFUSABLE_PAIRS = (
 )
 _CONFUSABLES = {pair[0]: pair[1] for pair in _CONFUSABLE_PAIRS.split()}
 _FOLD = str.maketrans(_CONFUSABLES)
-_MIXED_WORD = re.compile(f"[^\\W\\d_]*[{''.join(_CONFUSABLES)}][^\\W\\d_]*")
+# Anchored at a word start so each word is scanned once (linear time on any input).
+_MIXED_WORD = re.compile(f"(?<![^\\W\\d_])[^\\W\\d_]*?[{''.join(_CONFUSABLES)}][^\\W\\d_]*")
 
 
 def map_tag_characters(text: str) -> str:

@@ -35,13 +35,26 @@ def _resolve(name_or_path: str) -> Path:
     return p if p.is_absolute() or p.exists() else PATTERN_DIR / name_or_path
 
 
+# libyaml when installed: pattern files are read on the first scan of every run.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@cache
+def _read_yaml(path: Path) -> object:
+    """A pattern file parsed once per process, however many sections are loaded from it."""
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}  # noqa: S506 (safe loader)
+    except yaml.YAMLError as e:
+        raise PatternFileError(f"{path}: not valid YAML: {e}") from e
+
+
 @cache
 def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = re.IGNORECASE) -> tuple[Pattern, ...]:
     """Patterns from ``section`` of a YAML file: a list of ``{id, pattern, <text_key>}``."""
     path = _resolve(name_or_path)
     if not path.is_file():
         raise PatternFileError(f"pattern file {name_or_path!r} not found (looked at {path})")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = _read_yaml(path)
     entries = data.get(section) if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise PatternFileError(f"{path}: expected a list under {section!r}")

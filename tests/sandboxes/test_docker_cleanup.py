@@ -40,13 +40,30 @@ def test_sample_cleanup_removes_the_container() -> None:
     assert container_id not in TRACKED.ids()
 
 
-def test_task_cleanup_removes_only_its_configs_leftovers() -> None:
-    mine, other = DockerSandboxConfig(memory="256m"), DockerSandboxConfig(memory="300m")
+def test_task_cleanup_spares_another_tasks_live_sandboxes() -> None:
+    """Two tasks with the same config in one process (``eval`` of several configurations): the
+    first to finish removes its own leftovers, never the other task's running sandboxes."""
+    config = DockerSandboxConfig(memory="256m")
 
     async def run() -> tuple[list[str], list[str]]:
-        a = [_ids(await LooplabDockerSandbox.sample_init("t", mine, {}))[0] for _ in range(2)]
-        b = _ids(await LooplabDockerSandbox.sample_init("t", other, {}))
-        await LooplabDockerSandbox.task_cleanup("shutdown", mine, True)
+        b_started, a_done = asyncio.Event(), asyncio.Event()
+
+        async def task_a() -> list[str]:
+            await LooplabDockerSandbox.task_init("t", config)
+            ids = [_ids(await LooplabDockerSandbox.sample_init("t", config, {}))[0] for _ in range(2)]
+            await b_started.wait()
+            await LooplabDockerSandbox.task_cleanup("t", config, True)
+            a_done.set()
+            return ids
+
+        async def task_b() -> list[str]:
+            await LooplabDockerSandbox.task_init("t", config)
+            ids = _ids(await LooplabDockerSandbox.sample_init("t", config, {}))
+            b_started.set()
+            await a_done.wait()
+            return ids
+
+        a, b = await asyncio.gather(asyncio.create_task(task_a()), asyncio.create_task(task_b()))
         return a, b
 
     a, b = asyncio.run(run())

@@ -106,3 +106,27 @@ def test_task_init_without_engine_suggests_local(monkeypatch: pytest.MonkeyPatch
     message = str(info.value)
     assert "sandbox=local" in message and "make sandbox" in message
     assert "/nonexistent.sock" in message
+
+
+def test_tracking_is_scoped_per_task():
+    """Two tasks with the same config run at once: one's cleanup must not see the other's."""
+    import contextvars
+
+    from sandboxes.config import DockerSandboxConfig
+    from sandboxes.docker_engine import TASK_SCOPE, TRACKED
+
+    config = DockerSandboxConfig()
+
+    def add(scope: str, container_id: str) -> None:
+        TASK_SCOPE.set(scope)
+        TRACKED.add(container_id, config)
+
+    try:
+        contextvars.copy_context().run(add, "task-a", "container-a")
+        contextvars.copy_context().run(add, "task-b", "container-b")
+        assert TRACKED.ids(config, "task-a") == ["container-a"]
+        assert TRACKED.ids(config, "task-b") == ["container-b"]
+        assert set(TRACKED.ids(config)) >= {"container-a", "container-b"}
+    finally:
+        TRACKED.discard("container-a")
+        TRACKED.discard("container-b")
