@@ -17,7 +17,7 @@ from inspect_ai.util import sandbox, store
 from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
 from evals.scripted_provider import SCENARIO_KEY
-from harness import Agent, HarnessConfig
+from harness import Agent, HarnessConfig, Model
 from harness.events import RunEvent
 from harness.presets import deep_merge
 from scenarios.loader import get_scenario
@@ -68,7 +68,7 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None) -> 
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = get_scenario(str(state.metadata["scenario_id"]))
-        models = [InspectModel(get_model())]
+        models: list[Model] = [InspectModel(get_model())]
         models += [InspectModel(get_model(name)) for name in fallback_names(state, fallbacks or [])]
         ws = await SandboxWorkspace.open(sandbox(), scenario.workdir)
         run_config = with_conditions(config, scenario.harness)

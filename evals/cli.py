@@ -42,6 +42,8 @@ def ensure_sandbox(kind: str) -> None:
 def _configs(text: str) -> list[str]:
     from evals.task import configurations
 
+    if text.strip() == "all":
+        return configurations()
     names = [c.strip() for c in text.split(",") if c.strip()]
     unknown = [c for c in names if c not in configurations()]
     if unknown or not names:

@@ -7,7 +7,7 @@ items it cannot satisfy are scored as failures (never skipped): that is the comp
 
 from __future__ import annotations
 
-from inspect_ai.agent import react
+from inspect_ai.agent import Agent, react
 from inspect_ai.agent import run as run_agent
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, text_editor
@@ -20,7 +20,7 @@ PEER_MESSAGE_LIMIT = 200
 """Peers get a message cap comparable to our presets' turn caps (two messages per turn)."""
 
 
-def _react() -> object:
+def _react() -> Agent:
     return react(
         name="inspect_react",
         description="inspect's ReAct agent",
@@ -38,7 +38,7 @@ def peer_agent(name: str) -> Solver:
         status, message = "completed", ""
         try:
             agent_state, limit_error = await run_agent(
-                _react(), state.messages, limits=[message_limit(PEER_MESSAGE_LIMIT)]  # type: ignore[arg-type]
+                _react(), state.messages, limits=[message_limit(PEER_MESSAGE_LIMIT)]
             )
             state.messages = agent_state.messages
             if agent_state.output:

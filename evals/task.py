@@ -10,6 +10,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
 from inspect_ai.solver import Solver, chain
+from inspect_ai.util import SandboxEnvironmentSpec
 from pydantic import ValidationError
 
 from evals.agents import looplab_agent, setup_workspace
@@ -46,11 +47,11 @@ def _pinned_scenario() -> str | None:
     return None
 
 
-def sandbox_spec(name: str) -> tuple[str, object] | str:
+def sandbox_spec(name: str) -> SandboxEnvironmentSpec | str:
     if name == "docker":
         from sandboxes.docker_provider import DockerSandboxConfig
 
-        return ("looplab-docker", DockerSandboxConfig())
+        return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig())
     if name == "local":
         warnings.warn(
             "sandbox=local runs scenario commands directly on this machine (scenarios aim only at "

@@ -97,6 +97,11 @@ class LocalWorkspace:
 
         await asyncio.to_thread(_write)
 
+    async def rename(self, src: str, dst: str) -> None:
+        """Atomically replace ``dst`` with ``src`` (optional capability: stores use it when a
+        workspace has it, else they fall back to ``mv`` through ``exec``)."""
+        await asyncio.to_thread(os.replace, self._path(src), self._path(dst))
+
 
 def _kill_group(pid: int) -> None:
     try:

@@ -99,7 +99,7 @@ def corpus(run: RunData) -> pd.DataFrame | None:
         return None
     verdict = _sample_verdicts(run)
     channel_col = s["channel"] if "channel" in s.columns else pd.Series([None] * len(s), index=s.index)
-    channels = sorted({c for c in channel_col if isinstance(c, str)}) or [None]
+    channels: list[str | None] = [*sorted({c for c in channel_col if isinstance(c, str)})] or [None]
     rows = []
     for config in run.configs:
         for channel in channels:

@@ -69,30 +69,33 @@ def hidden_channels(text: str) -> list[Channel]:
         if body.strip():
             out.append(Channel(kind, text.count("\n", 0, start) + 1, body, base))
 
-    for m in _HTML_COMMENT.finditer(prose):
+    # Each regex only runs when its markup can be there at all (substring tests are cheap).
+    for m in _HTML_COMMENT.finditer(prose) if "<!--" in prose else ():
         add("a hidden HTML comment", m.start(), m.group(1), 0.2)
-    for m in _REF_DEF.finditer(prose):
+    for m in _REF_DEF.finditer(prose) if "]:" in prose else ():
         label, target, title = m.group(1).strip().lower(), m.group(2), (m.group(3) or "")[1:-1]
         if label in _MARKDOWN_COMMENT_LABELS or target in ("#", "<>"):
             add("a hidden Markdown comment", m.start(), title or target, 0.2)
             continue
         add("a link title", m.start(), title, 0.2)
         add("a link target", m.start(), _spelled_out(target.strip("<>")), 0.2)
-    for m in _IMAGE_ALT.finditer(prose):
+    links = "](" in prose
+    for m in _IMAGE_ALT.finditer(prose) if links else ():
         add("an image's alt text", m.start(), m.group(1), 0.2)
-    for m in _ANGLE_TARGET.finditer(prose):
+    for m in _ANGLE_TARGET.finditer(prose) if "](<" in prose else ():
         add("a link target", m.start(), _spelled_out(m.group(1)), 0.2)
-    for m in _URL_TARGET.finditer(prose):
+    for m in _URL_TARGET.finditer(prose) if "%20" in prose or "+" in prose or "`" in prose else ():
         add("a link target", m.start(), _spelled_out(m.group(1)), 0.2)
-    for m in _LINK_TITLE.finditer(prose):
+    for m in _LINK_TITLE.finditer(prose) if links else ():
         add("a link title", m.start(), m.group(1)[1:-1], 0.2)
     if m := _FRONT_MATTER.match(text):
         add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
-    for m in _HIDDEN_ELEMENT.finditer(prose):
+    tags = "</" in prose
+    for m in _HIDDEN_ELEMENT.finditer(prose) if tags else ():
         add("an HTML element styled invisible", m.start(), m.group(2), 0.2)
-    for m in _AUTHORITY_TAG.finditer(prose):
+    for m in _AUTHORITY_TAG.finditer(prose) if tags else ():
         add("a block posing as a system/operator message", m.start(), m.group(2), 0.6)
-    for m in _AUTHORITY_BRACKET.finditer(prose):
+    for m in _AUTHORITY_BRACKET.finditer(prose) if "]" in prose else ():
         add("a block posing as a system/operator message", m.start(), m.group(2), 0.6)
     for m in _BASE64.finditer(text):
         if (decoded := decode_base64_text(m.group(1))) is not None:
@@ -121,7 +124,7 @@ def mask_code_fences(text: str) -> str:
 
 def _front_matter_text(block: str) -> str:
     """The front matter as ``key: value`` lines, YAML quoting undone (so a quoted value reads as
-    the sentence it is); the raw block when it is not valid YAML."""
+    the sentence it is) and keys spelled as words; the raw block when it is not valid YAML."""
     try:
         data = yaml.safe_load(block)
     except yaml.YAMLError:
@@ -136,7 +139,7 @@ def _front_matter_text(block: str) -> str:
             for v in node:
                 walk(v, key)
         elif node is not None:
-            lines.append(f"{key}: {node}")
+            lines.append(f"{key.replace('_', ' ')}: {node}")  # agent_directive -> agent directive
 
     walk(data, "")
     return "\n".join(lines)

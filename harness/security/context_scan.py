@@ -93,9 +93,11 @@ def normalise(text: str) -> str:
 
 def _visible_issues(text: str) -> list[str]:
     sentences = split_sentences(text)
-    strong = sig.phrase_findings(sentences, "injection")
+    index = sig.TriggerIndex([s.text for s in sentences])
+    strong = sig.phrase_findings(sentences, "injection", index=index)
     issues = [f"Contains injection phrase ({f.text})" for f in strong]
-    weak = sig.phrase_findings(sentences, "signals") + sig.phrase_findings(sentences, "command_signals", True)
+    weak = (sig.phrase_findings(sentences, "signals", index=index)
+            + sig.phrase_findings(sentences, "command_signals", True, index=index))
     by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
     for f in weak:
         by_paragraph[f.paragraph].append(f)
@@ -106,18 +108,21 @@ def _visible_issues(text: str) -> list[str]:
             issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
     issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in sig.exfil_findings(text)]
     prose = mask_code_fences(text)
-    issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document") if p.regex.search(prose)]
+    issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document")
+               if sig.triggered(p, prose.lower()) and p.regex.search(prose)]
     return issues
 
 
 def _channel_issues(channel: Channel) -> list[str]:
     where = f" in {channel.kind}"
-    sentences = split_sentences(channel.text.replace("_", " "), channel.line)
-    issues = [f"Contains injection phrase{where} ({f.text})" for f in sig.phrase_findings(sentences, "injection")]
+    sentences = split_sentences(channel.text, channel.line)
+    index = sig.TriggerIndex([s.text for s in sentences])
+    issues = [f"Contains injection phrase{where} ({f.text})"
+              for f in sig.phrase_findings(sentences, "injection", index=index)]
     issues += [f"Contains potential exfiltration pattern{where} ({f.text})" for f in sig.exfil_findings(channel.text)]
     if issues:
         return issues
-    weak = sig.phrase_findings(sentences, "hidden_channel")
+    weak = sig.phrase_findings(sentences, "hidden_channel", index=index)
     label = channel.kind.split(" ", 1)[1] if channel.kind.startswith(("a ", "an ", "the ")) else channel.kind
     label = label[0].upper() + label[1:]
     if channel.base + sig.score(weak) >= sig.THRESHOLD:

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _UNIT_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\||<)")
-_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?])\s+|(?<=[。！？])")
-# Leetspeak ("1gn0r3 pr3v10u5"): words mixing letters with digits that stand for letters.
-_LEET_WORD = re.compile(r"\b(?=[a-z0-9]*[a-z])(?=[a-z0-9]*[013457])[a-z0-9]{2,}\b", re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.")
+_LONGEST, _OVERLAP = 1500, 300
+# Leetspeak ("1gn0r3 pr3v10u5"): digits that stand for letters, between letters. Tech tokens
+# ("python3", "k8s", "x509") rarely have that shape, so two of them in a sentence is the cue.
+_LEET_INSIDE = re.compile(r"[a-z][013457]+[a-z]", re.I)
 _LEET = str.maketrans("013457", "oieast")
 
 
@@ -62,11 +65,33 @@ def sentences(text: str, first_line: int = 1) -> list[Sentence]:
     return [s for i, block in enumerate(merged) for s in _block_sentences(block, i)]
 
 
+def _split(unit: str) -> list[str]:
+    """Sentences of a prose unit: after . ! ? and a space (not after e.g./i.e./etc./vs.), or
+    after a CJK full stop."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(unit):
+        end = m.end()
+        if not unit[:end].endswith(_ABBREVIATIONS):
+            out.append(unit[start:end])
+            start = end
+    out.append(unit[start:])
+    return [chunk for s in out for chunk in _chunks(s.strip())]
+
+
+def _chunks(sentence: str) -> list[str]:
+    """A run-on "sentence" (a minified line, a huge table cell) in overlapping windows, so the
+    per-sentence checks stay linear; a phrase shorter than the overlap is never cut in two."""
+    if len(sentence) <= _LONGEST:
+        return [sentence]
+    step = _LONGEST - _OVERLAP
+    return [sentence[i:i + _LONGEST] for i in range(0, len(sentence) - _OVERLAP, step)]
+
+
 def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int) -> list[Sentence]:
     units: list[tuple[int, str, bool]] = []
     joinable = False  # a wrapped prose line continues the unit before it
     for n, line, in_code in block:
-        text = line.strip() if in_code else line.strip().replace("*", "")  # drop emphasis marks
+        text = " ".join((line if in_code else line.replace("*", "")).split())  # "*": emphasis marks
         if joinable and not in_code and not _UNIT_START.match(line):
             units[-1] = (units[-1][0], f"{units[-1][1]} {text}", False)
         else:
@@ -74,13 +99,14 @@ def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int) -> list
         joinable = not in_code and not line.lstrip().startswith(("#", "|"))
     out: list[Sentence] = []
     intro = ""
+    leet = any(len(_LEET_INSIDE.findall(u)) >= 2 for _, u, _ in units)
     for n, unit, in_code in units:
-        for s in [unit] if in_code else _SENTENCE_END.split(unit):
+        for s in _chunks(unit) if in_code else _split(unit):
             if not s.strip():
                 continue
             context = f"{intro} {s}" if in_code else s
             out.append(Sentence(n, s, context, paragraph))
-            if len(_LEET_WORD.findall(s)) >= 2:  # also read it with the digits as letters
+            if leet and len(_LEET_INSIDE.findall(s)) >= 2:  # also read it with the digits as letters
                 out.append(Sentence(n, s.translate(_LEET), context, paragraph))
         if not in_code and unit.strip():
             intro = f"{intro} {unit}"

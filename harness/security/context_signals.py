@@ -11,8 +11,8 @@ counted:
 - a secret sent to this machine, or to the service it is named after (``$GITHUB_TOKEN`` to
   ``api.github.com``), is routine, not exfiltration.
 
-Each pattern is searched once over the whole text (C speed); only where it hits is the sentence
-or line looked at in Python, which keeps a 20 KB file in the low milliseconds.
+Patterns carry trigger substrings; a regex runs only on the sentences or lines that contain one
+(found with ``str.find``), which keeps a 20 KB file in the low milliseconds.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cache
-from itertools import accumulate
+from functools import cache, lru_cache
+from itertools import accumulate, islice
 
 from harness.security.context_sentences import Sentence
 from harness.security.patterns import Pattern, load_patterns
@@ -62,12 +62,23 @@ def _cue(pid: str) -> re.Pattern[str]:
     return next(p.regex for p in patterns("describing") if p.id == pid)
 
 
+_MAX_MATCHES = 20
+"""Matches of one pattern judged per sentence; a sentence whose first 20 are all quoted or
+described is taken as describing (bounds the work on pathological input)."""
+
+
 def discounted(sentence: str, start: int, context: str = "", quotes: bool = True) -> bool:
     """The match at ``start`` quotes, negates or describes rather than instructs."""
     before = sentence[:start]
     if quotes and _quoted(before):
         return True
-    return bool(_cue("negation").search(before[-80:]) or _cue("describes").search(context or sentence))
+    return bool(_cue("negation").search(before[-80:]) or _describing(context or sentence))
+
+
+@lru_cache(maxsize=256)
+def _describing(context: str) -> bool:
+    # Cached: several patterns hit the same sentence, and the cue pattern is a long alternation.
+    return bool(_cue("describes").search(context))
 
 
 def _quoted(before: str) -> bool:
@@ -76,29 +87,70 @@ def _quoted(before: str) -> bool:
     return any(before.rfind(o) > before.rfind(c) for o, c in _QUOTE_PAIRS)
 
 
-def phrase_findings(sentences: list[Sentence], section: str, commands: bool = False) -> list[Finding]:
+def phrase_findings(sentences: list[Sentence], section: str, commands: bool = False,
+                    index: TriggerIndex | None = None) -> list[Finding]:
     """Matches of ``section``'s patterns that are not discounted, one per pattern and sentence.
 
     ``commands``: the patterns match shell commands, which live in code spans and quotes, so
-    only negation and describing context discount them."""
-    if not sentences:
-        return []
-    joined = "\n".join(s.text for s in sentences)
-    starts = list(accumulate((len(s.text) + 1 for s in sentences[:-1]), initial=0))
+    only negation and describing context discount them. ``index``: the sentences' index, when
+    several sections are searched in the same sentences."""
+    index = index or TriggerIndex([s.text for s in sentences])
     out = []
     for p in patterns(section):
-        pos = 0
-        while m := p.regex.search(joined, pos):
-            i = bisect_right(starts, m.start()) - 1
+        for i in index.candidates(p):
             s = sentences[i]
-            # Judge the sentence on its own: the joined hit may run on into the next sentence.
-            if any(not discounted(s.text, sm.start(), s.context, quotes=not commands)
-                   for sm in p.regex.finditer(s.text)):
+            matches = islice(p.regex.finditer(s.text), _MAX_MATCHES)
+            if any(not discounted(s.text, m.start(), s.context, quotes=not commands) for m in matches):
                 out.append(Finding(p.id, p.text, p.weight, s.line, s.paragraph))
-            if i + 1 == len(sentences):
-                break
-            pos = starts[i + 1]
     return out
+
+
+class TriggerIndex:
+    """Which pieces (sentences, lines) hold a pattern's trigger substrings: the regex then runs
+    on those few short pieces only, instead of over the whole file."""
+
+    def __init__(self, pieces: list[str]) -> None:
+        lowered = [p.lower() for p in pieces]
+        self.text = "\n".join(lowered)
+        self.starts = list(accumulate((len(p) + 1 for p in lowered[:-1]), initial=0))
+        self.count = len(pieces)
+        self._hits: dict[str, set[int]] = {}
+        self._present: dict[str, bool] = {}
+        self._ascii = self.text.isascii()  # most files: skip the other-language triggers at once
+
+    def candidates(self, p: Pattern) -> list[int]:
+        if not self.count:
+            return []
+        if not p.triggers:
+            return list(range(self.count))
+        present = [t for t in p.triggers if self._has(t)]
+        if not present or self.count == 1:
+            return [0] if present else []
+        found: set[int] = set()
+        for t in present:
+            found |= self._pieces_with(t)
+        return sorted(found)
+
+    def _has(self, trigger: str) -> bool:
+        if (has := self._present.get(trigger)) is None:
+            has = self._present[trigger] = (not self._ascii or trigger.isascii()) and trigger in self.text
+        return has
+
+    def _pieces_with(self, trigger: str) -> set[int]:
+        if (hit := self._hits.get(trigger)) is not None:
+            return hit
+        hit, pos = set(), self.text.find(trigger)
+        while pos != -1:
+            i = bisect_right(self.starts, pos) - 1
+            hit.add(i)
+            pos = self.text.find(trigger, self.starts[i + 1]) if i + 1 < self.count else -1
+        self._hits[trigger] = hit
+        return hit
+
+
+def triggered(p: Pattern, lowered: str) -> bool:
+    """``p`` can match ``lowered`` at all (one of its trigger substrings occurs)."""
+    return not p.triggers or any(t in lowered for t in p.triggers)
 
 
 def score(findings: list[Finding]) -> float:
@@ -127,14 +179,13 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
 
 def exfil_findings(text: str) -> list[Finding]:
     """Exfiltration shapes per logical line; routine local or same-service calls are exempt."""
+    lines = logical_lines(text)
+    index = TriggerIndex([line for _, line in lines])
     out: list[Finding] = []
-    lines: list[tuple[int, str]] | None = None
     for section in ("exfiltration", "exfiltration_remote"):
         for p in patterns(section):
-            if not p.regex.search(text):
-                continue  # the common case: one C-speed pass, no per-line work
-            lines = lines if lines is not None else logical_lines(text)
-            for n, line in lines:
+            for i in index.candidates(p):
+                n, line = lines[i]
                 m = p.regex.search(line)
                 if not m or _cue("negation").search(line[: m.start()][-80:]):
                     continue

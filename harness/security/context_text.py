@@ -36,6 +36,7 @@ _CONFUSABLE_PAIRS = (
 )
 _CONFUSABLES = {pair[0]: pair[1] for pair in _CONFUSABLE_PAIRS.split()}
 _FOLD = str.maketrans(_CONFUSABLES)
+_ANY_CONFUSABLE = re.compile(f"[{''.join(_CONFUSABLES)}]")
 # Anchored at a word start so each word is scanned once (linear time on any input).
 _MIXED_WORD = re.compile(f"(?<![^\\W\\d_])[^\\W\\d_]*?[{''.join(_CONFUSABLES)}][^\\W\\d_]*")
 
@@ -50,6 +51,8 @@ def map_tag_characters(text: str) -> str:
 
 def fold_confusables(text: str) -> tuple[str, int]:
     """Latin words spelled with look-alike Cyrillic/Greek letters, folded; and how many there were."""
+    if not _ANY_CONFUSABLE.search(text):
+        return text, 0
     count = 0
 
     def fold(m: re.Match[str]) -> str:

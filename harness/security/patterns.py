@@ -28,6 +28,9 @@ class Pattern:
     """Guidance, a description or a replacement template, depending on the file."""
     weight: float = 1.0
     """How much a match counts where findings are scored (the context scanner); 1.0 elsewhere."""
+    triggers: tuple[str, ...] = ()
+    """Lower-case substrings one of which every match contains, so a text holding none of them
+    need not be searched (a fast pre-filter); empty: always search."""
 
 
 def _resolve(name_or_path: str) -> Path:
@@ -71,7 +74,11 @@ def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = r
             weight = float(entry.get("weight", 1.0))
         except (TypeError, ValueError) as e:
             raise PatternFileError(f"{where} ({entry.get('id', '?')}): 'weight' must be a number") from e
-        out.append(Pattern(str(entry.get("id", f"{section}-{i}")), rx, str(entry.get(text_key, "")), weight))
+        triggers = entry.get("triggers", [])
+        if not isinstance(triggers, list) or not all(isinstance(t, str) and t == t.lower() and t for t in triggers):
+            raise PatternFileError(f"{where} ({entry.get('id', '?')}): 'triggers' must be a list of lower-case strings")
+        out.append(Pattern(str(entry.get("id", f"{section}-{i}")), rx, str(entry.get(text_key, "")), weight,
+                           tuple(triggers)))
     return tuple(out)
 
 

@@ -127,6 +127,10 @@ class WorkspaceStore:
             return
         tmp = _temp_name(path)
         await self.workspace.write_file(tmp, text)
+        rename = getattr(self.workspace, "rename", None)
+        if rename is not None:  # a native rename (local workspace): no process per write
+            await rename(tmp, path)
+            return
         res = await self.workspace.exec(f"mv -f -- {shlex.quote(tmp)} {shlex.quote(path)}",
                                         timeout=30)
         if res.exit_code != 0:

@@ -87,7 +87,7 @@ def _matches(arguments: dict[str, Any], step: StepSpec) -> bool:
         return step.read in text
     if step.call is not None:
         return all(str(v) in text for v in step.arguments.values())
-    return bool(step.run) and step.run in text
+    return step.run is not None and step.run in text
 
 
 class ParallelParams(Params):
@@ -101,7 +101,7 @@ def parallel_then_answer(view: ActorView, p: ParallelParams) -> Action:
     """One reply with several tool calls (some may fail), then an answer."""
     if view.exchanges():
         return Answer(p.final_answer)
-    return Parallel(tuple(step_action(s) for s in p.calls))  # type: ignore[arg-type]
+    return Parallel(tuple(step_action(s) for s in p.calls))  # type: ignore[misc]
 
 
 class FixOnFeedbackParams(Params):

@@ -1,0 +1,3 @@
+from harness.presets.table import presets_table
+
+print(presets_table())
