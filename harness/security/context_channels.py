@@ -13,10 +13,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, unquote_plus
 
 import yaml
+
+from harness.security.context_sentences import fence_flags
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,6 @@ class Channel:
     """How suspicious the hiding place is on its own (added to the signals found inside)."""
 
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.DOTALL)
 _REF_DEF = re.compile(
     r"""^[ ]{0,3}\[([^\]\n]+)\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+("[^"\n]*"|'[^'\n]*'|\([^\n]*\)))?[ \t]*$""",
@@ -56,19 +58,33 @@ _AUTHORITY_TAG = re.compile(
 )
 _AUTHORITY_BRACKET = re.compile(r"^[ \t]*\[(SYSTEM|ADMIN|OPERATOR|DEVELOPER)\][ \t]*(.*?)(?:\[/\1\]|$)", re.MULTILINE)
 _MARKDOWN_COMMENT_LABELS = {"//", "comment", "_", "#"}
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FRONT_MATTER_VALUES = 500
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za-z0-9+/=_-])")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
 
 
 def hidden_channels(text: str) -> list[Channel]:
-    """Every hidden piece of ``text`` (cleaned content), in document order per kind."""
-    prose = mask_code_fences(text)
+    """Every hidden piece of ``text`` (cleaned content), grouped by kind, in document order."""
     out: list[Channel] = []
 
     def add(kind: str, start: int, body: str, base: float) -> None:
         if body.strip():
             out.append(Channel(kind, text.count("\n", 0, start) + 1, body, base))
 
+    _markup_channels(mask_code_fences(text), add)
+    if m := _FRONT_MATTER.match(text):
+        add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
+    for m in _BASE64.finditer(text):
+        if (decoded := decode_base64_text(m.group(1))) is not None:
+            add("a base64-encoded blob", m.start(), decoded, 0.4)
+    for m in _HEX.finditer(text):
+        if (decoded := decode_hex_text(m.group(1))) is not None:
+            add("a hex-encoded blob", m.start(), decoded, 0.4)
+    return out
+
+
+def _markup_channels(prose: str, add: Callable[[str, int, str, float], None]) -> None:
     # Each regex only runs when its markup can be there at all (substring tests are cheap).
     for m in _HTML_COMMENT.finditer(prose) if "<!--" in prose else ():
         add("a hidden HTML comment", m.start(), m.group(1), 0.2)
@@ -84,12 +100,10 @@ def hidden_channels(text: str) -> list[Channel]:
         add("an image's alt text", m.start(), m.group(1), 0.2)
     for m in _ANGLE_TARGET.finditer(prose) if "](<" in prose else ():
         add("a link target", m.start(), _spelled_out(m.group(1)), 0.2)
-    for m in _URL_TARGET.finditer(prose) if "%20" in prose or "+" in prose or "`" in prose else ():
+    for m in _URL_TARGET.finditer(prose) if links else ():
         add("a link target", m.start(), _spelled_out(m.group(1)), 0.2)
     for m in _LINK_TITLE.finditer(prose) if links else ():
         add("a link title", m.start(), m.group(1)[1:-1], 0.2)
-    if m := _FRONT_MATTER.match(text):
-        add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
     tags = "</" in prose
     for m in _HIDDEN_ELEMENT.finditer(prose) if tags else ():
         add("an HTML element styled invisible", m.start(), m.group(2), 0.2)
@@ -97,41 +111,29 @@ def hidden_channels(text: str) -> list[Channel]:
         add("a block posing as a system/operator message", m.start(), m.group(2), 0.6)
     for m in _AUTHORITY_BRACKET.finditer(prose) if "]" in prose else ():
         add("a block posing as a system/operator message", m.start(), m.group(2), 0.6)
-    for m in _BASE64.finditer(text):
-        if (decoded := decode_base64_text(m.group(1))) is not None:
-            add("a base64-encoded blob", m.start(), decoded, 0.4)
-    for m in _HEX.finditer(text):
-        if (decoded := decode_hex_text(m.group(1))) is not None:
-            add("a hex-encoded blob", m.start(), decoded, 0.4)
-    return out
 
 
 def mask_code_fences(text: str) -> str:
-    """``text`` with the lines of fenced code blocks blanked (line numbers are kept)."""
+    """``text`` with the lines of fenced code blocks blanked (line numbers are kept): code is
+    shown as code when rendered, so nothing in it is hidden."""
     if "```" not in text and "~~~" not in text:
         return text
-    lines, fence = text.split("\n"), ""
-    for i, line in enumerate(lines):
-        m = _FENCE.match(line)
-        if fence:
-            lines[i] = ""
-            if m and m.group(1) == fence:
-                fence = ""
-        elif m:
-            fence, lines[i] = m.group(1), ""
-    return "\n".join(lines)
+    lines = text.split("\n")
+    return "\n".join("" if code else line for line, code in zip(lines, fence_flags(lines), strict=True))
 
 
 def _front_matter_text(block: str) -> str:
     """The front matter as ``key: value`` lines, YAML quoting undone (so a quoted value reads as
     the sentence it is) and keys spelled as words; the raw block when it is not valid YAML."""
     try:
-        data = yaml.safe_load(block)
+        data = yaml.load(block, Loader=_YAML_LOADER)  # a safe loader
     except yaml.YAMLError:
         return block
     lines: list[str] = []
 
     def walk(node: object, key: str) -> None:
+        if len(lines) > _FRONT_MATTER_VALUES:
+            return  # aliases can make a small document expand without end
         if isinstance(node, dict):
             for k, v in node.items():
                 walk(v, str(k))

@@ -31,7 +31,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from harness.security import context_signals as sig
-from harness.security.context_channels import Channel, decode_base64_text, hidden_channels, mask_code_fences
+from harness.security.context_channels import (
+    Channel,
+    decode_base64_text,
+    hidden_channels,
+    mask_code_fences,
+)
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_text import FORMAT_CHARS, clean_text, invisible_issues
 from harness.security.patterns import compile_extra

@@ -46,7 +46,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def _read_yaml(path: Path) -> object:
     """A pattern file parsed once per process, however many sections are loaded from it."""
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}  # noqa: S506 (safe loader)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}  # a safe loader
     except yaml.YAMLError as e:
         raise PatternFileError(f"{path}: not valid YAML: {e}") from e
 

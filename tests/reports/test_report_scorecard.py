@@ -48,8 +48,8 @@ def test_markdown_has_summary_and_item_table_with_figures(card_dir: Path):
 
 def test_markdown_corpus_rates_and_cost(card_dir: Path):
     md = (card_dir / "scorecard.md").read_text()
-    assert "| looplab | 100% | 2/2 | 50% | 1/2 | 0 | 0 |" in md
-    assert "| inspect-react | – | 0/0 | – | 0/0 | 2 | 0 |" in md
+    assert "| looplab | all | 100% | 2/2 | 50% | 1/2 | 0 | 0 |" in md
+    assert "| inspect-react | all | – | 0/0 | – | 0/0 | 2 | 0 |" in md
     assert "| naive | 9/10 | 26,000 | 88 |" in md
 
 
