@@ -28,7 +28,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import store
 
 from evals.convert import from_inspect, to_inspect, tool_spec
-from harness.messages import Message, estimate_tokens
+from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from scenarios.actor import ActorView, act, to_reply
 from scenarios.actor.summarise import is_summary_request, summarise
 from scenarios.loader import load_library
@@ -169,20 +169,8 @@ class ScriptedModelAPI(ModelAPI):
 
 
 def pairs_ok(messages: list[Message]) -> bool:
-    """Is every tool result preceded by its call, and every call answered before the next turn?
-    (Providers reject anything else: a split pair is an invalid request.)"""
-    pending: set[str] = set()
-    for m in messages:
-        if m.role == "tool":
-            if m.tool_call_id not in pending:
-                return False
-            pending.discard(m.tool_call_id)
-        else:
-            if pending:
-                return False
-            if m.role == "assistant":
-                pending = {c.id for c in m.tool_calls}
-    return not pending
+    """Is every tool result preceded by its call, and every call answered before the next turn?"""
+    return unpaired_tool_messages(messages) is None
 
 
 def _excerpt(text: str, limit: int = 400) -> str:

@@ -67,3 +67,21 @@ def estimate_tokens(messages: list[Message]) -> int:
         for c in m.tool_calls:
             chars += len(c.name) + len(str(c.arguments)) + 16
     return chars // 4
+
+
+def unpaired_tool_messages(messages: list[Message]) -> str | None:
+    """Why ``messages`` is not a valid tool-call sequence (a result without its call, or calls
+    left unanswered before the next turn), or None when every call has exactly one result.
+    Providers reject anything else, so a harness must never send it."""
+    pending: set[str] = set()
+    for m in messages:
+        if m.role == "tool":
+            if m.tool_call_id not in pending:
+                return f"orphan tool result {m.tool_call_id}"
+            pending.discard(m.tool_call_id or "")
+        else:
+            if pending:
+                return f"unanswered calls {sorted(pending)} before a {m.role} message"
+            if m.role == "assistant":
+                pending = {c.id for c in m.tool_calls}
+    return f"unanswered calls {sorted(pending)} at the end" if pending else None

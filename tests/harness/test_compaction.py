@@ -16,7 +16,7 @@ from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace, Message
 from harness.compaction.identifiers import extract_identifiers, progress_lines
 from harness.controls import build_controls
 from harness.controls.compaction import Compaction
-from harness.messages import ToolCall, estimate_tokens
+from harness.messages import ToolCall, estimate_tokens, unpaired_tool_messages
 from harness.model import ModelReply, ProviderError, ToolSpec
 from harness.state import RunState
 from harness.testing import FunctionModel, call
@@ -64,18 +64,8 @@ def run(cfg: HarnessConfig, model, tmp_path: Path, task: str = "process every pa
 
 
 def assert_pairs_intact(messages: list[Message]) -> None:
-    """Every tool message answers a call of an earlier assistant message, and every call of an
-    assistant message is answered before the next non-tool message."""
-    pending: set[str] = set()
-    for m in messages:
-        if m.role == "tool":
-            assert m.tool_call_id in pending, f"orphan tool result {m.tool_call_id}"
-            pending.discard(m.tool_call_id)
-        else:
-            assert not pending, f"unanswered calls {pending} before a {m.role} message"
-            if m.role == "assistant":
-                pending = {c.id for c in m.tool_calls}
-    assert not pending
+    problem = unpaired_tool_messages(messages)
+    assert problem is None, problem
 
 
 def compacted_messages(messages: list[Message]) -> list[Message]:

@@ -10,20 +10,12 @@ from harness.compaction.identifiers import extract_identifiers, verify_summary
 from harness.compaction.split import plan_compaction, safe_cut, split_by_token_share, tail_start
 from harness.config import CompactionConfig
 from harness.controls.compaction import window_from_error
-from harness.messages import Message, ToolCall, estimate_tokens
+from harness.messages import Message, ToolCall, estimate_tokens, unpaired_tool_messages
 
 
 def assert_pairs_intact(messages: list[Message]) -> None:
-    pending: set[str] = set()
-    for m in messages:
-        if m.role == "tool":
-            assert m.tool_call_id in pending, f"orphan tool result {m.tool_call_id}"
-            pending.discard(m.tool_call_id)
-        else:
-            assert not pending, f"unanswered calls {pending} before a {m.role} message"
-            if m.role == "assistant":
-                pending = {c.id for c in m.tool_calls}
-    assert not pending
+    problem = unpaired_tool_messages(messages)
+    assert problem is None, problem
 
 
 def _random_history(rng: random.Random, n: int) -> list[Message]:
