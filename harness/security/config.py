@@ -1,30 +1,19 @@
 """Config models of the security controls (fields of ``HarnessConfig``; defaults OFF).
 
 Kept out of ``harness/config.py`` so that file stays small; ``HarnessConfig`` imports them. This
-module imports nothing from the harness, so it can never form an import cycle.
+module imports only ``harness.config_base`` (which imports nothing), so it never forms a cycle.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from harness.config_base import Strict as _Strict
+from harness.config_base import check_regexes as _check_regexes
 
 EffectName = Literal["read_only", "local_write", "network", "destructive"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-def _check_regexes(v: list[str], field: str) -> list[str]:
-    for p in v:
-        try:
-            re.compile(p)
-        except re.error as e:
-            raise ValueError(f"{field}: {p!r} is not a valid regex: {e}") from e
-    return v
 
 
 class ContextScanConfig(_Strict):
