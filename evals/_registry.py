@@ -1,5 +1,6 @@
 """Entry point for inspect (``[project.entry-points.inspect_ai]``): registers looplab's model
-and sandbox providers so the ``inspect`` CLI finds ``scripted/...`` and ``looplab-docker``."""
+and sandbox providers so the ``inspect`` CLI finds ``scripted/...``, ``scripted-bench/...`` and
+``looplab-docker``."""
 
 from inspect_ai.model import modelapi
 
@@ -10,6 +11,8 @@ def scripted() -> type:
 
     return ScriptedModelAPI
 
+
+import evals.bench.provider  # noqa: E402,F401  (registers ``scripted-bench/...``)
 
 try:  # the sandbox provider needs the docker SDK only; keep model registration independent
     import sandboxes.docker_provider  # noqa: F401

@@ -7,6 +7,8 @@ sample store: its exit status and counters.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from inspect_ai.log import transcript
@@ -16,11 +18,15 @@ from inspect_ai.util import sandbox, store
 
 from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
+from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, sample_proxy
 from evals.scripted_provider import SCENARIO_KEY
 from harness import Agent, HarnessConfig, Model
 from harness.events import RunEvent
+from harness.loop import RunResult
 from harness.presets import deep_merge
+from harness.sessions.session import Session
 from scenarios.loader import get_scenario
+from scenarios.schema import Scenario
 
 EXIT_KEY = "looplab:exit_status"
 RUN_KEY = "looplab:run"
@@ -33,17 +39,24 @@ def setup_workspace() -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = get_scenario(str(state.metadata["scenario_id"]))
         store().set(SCENARIO_KEY, scenario.id)
-        ws = await SandboxWorkspace.open(sandbox())
-        for path, content in scenario.files.items():
-            await ws.write_file(path, content)
-        for command in scenario.setup:
-            res = await ws.exec(command, timeout=120)
-            if res.exit_code != 0:
-                raise RuntimeError(f"scenario {scenario.id}: setup command {command!r} failed "
-                                   f"({res.exit_code}): {res.output[-500:]}")
+        await populate(await SandboxWorkspace.open(sandbox()), scenario.files, scenario.setup,
+                       f"scenario {scenario.id}", timeout=120)
         return state
 
     return solve
+
+
+async def populate(ws: SandboxWorkspace, files: dict[str, str], setup: list[str], what: str,
+                   timeout: float) -> None:
+    """Write ``files`` and run the ``setup`` commands; a failing command raises ``RuntimeError``
+    naming ``what`` (the scenario or task) and the command."""
+    for path, content in files.items():
+        await ws.write_file(path, content)
+    for command in setup:
+        res = await ws.exec(command, timeout=timeout)
+        if res.exit_code != 0:
+            raise RuntimeError(f"{what}: setup command {command[:80]!r} failed "
+                               f"({res.exit_code}): {res.output[-500:]}")
 
 
 def fallback_names(state: TaskState, fallbacks: list[str]) -> list[str]:
@@ -63,21 +76,41 @@ def with_conditions(config: HarnessConfig, conditions: dict[str, Any]) -> Harnes
 
 
 @solver
-def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None) -> Solver:
-    """Our reference harness with ``config`` as the agent under test."""
+def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
+                  proxy: str | None = None) -> Solver:
+    """Our reference harness with ``config`` as the agent under test. With ``proxy`` (an
+    upstream server URL) every model call of a sample goes through its own fault proxy."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        names = [str(get_model()), *fallback_names(state, fallbacks or [])]
+        if proxy is None:
+            return await run(state, [InspectModel(get_model()), *map(_fallback_model, names[1:])])
         scenario = get_scenario(str(state.metadata["scenario_id"]))
-        models: list[Model] = [InspectModel(get_model())]
-        models += [InspectModel(get_model(name)) for name in fallback_names(state, fallbacks or [])]
+        # As many real fallbacks as the scenario has fallback roles: "no fallback" stays true.
+        names = names[:1 + len(scenario.fallback_models)]
+        async with sample_proxy(proxy, scenario, names[0], names[1:]) as fp:
+            try:
+                real = scenario.real_model.harness if scenario.real_model else {}
+                return await run(state, [InspectModel(proxied_model(n, fp.port)) for n in names],
+                                 real)
+            finally:
+                store().set(PROXY_KEY, list(fp.entries))
+
+    async def run(state: TaskState, models: list[Model],
+                  real_conditions: dict[str, Any] | None = None) -> TaskState:
+        scenario = get_scenario(str(state.metadata["scenario_id"]))
         ws = await SandboxWorkspace.open(sandbox(), scenario.workdir)
-        run_config = with_conditions(config, scenario.harness)
+        run_config = with_conditions(config, deep_merge(scenario.harness, real_conditions or {}))
 
         def on_event(event: RunEvent) -> None:
             transcript().info({"harness": event.type, **event.data}, source="looplab")
 
-        agent = Agent(run_config, models, ws, on_event=on_event)
-        result = await agent.run(state.input_text)
+        driver: dict[str, Any] = {}
+        if scenario.driver is None:
+            result = await Agent(run_config, models, ws, on_event=on_event).run(state.input_text)
+        else:
+            result = await drive_session(run_config, models, ws, scenario, state.input_text,
+                                         on_event, driver)
         state.messages = [to_inspect(m) for m in result.messages]
         state.output = ModelOutput.from_content(str(get_model()), result.message[:4000])
         store().set(EXIT_KEY, result.status.value)
@@ -86,7 +119,64 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None) -> 
             "model_calls": result.model_calls, "message": result.message[:500],
             "interventions": [e.type for e in result.events
                               if e.type.split(".")[0] in ("loop", "failover", "tool", "context")],
+            **({"driver": driver} if driver else {}),
         })
         return state
 
     return solve
+
+
+def _fallback_model(name: str) -> Model:
+    """``provider/model@key``: one auth profile (API key) of that model; entries sharing a model
+    name are its profiles, which the harness rotates."""
+    base, _, key = name.partition("@")
+    return InspectModel(get_model(base, api_key=key or None))
+
+
+async def drive_session(config: HarnessConfig, models: list[Model], ws: SandboxWorkspace,
+                        scenario: Scenario, task: str, on_event: Any,
+                        record: dict[str, Any]) -> RunResult:
+    """The scenario's driver: ``task`` and its further messages go to one ``Session`` (queue,
+    triage and interrupts as the config has them), with a user stop after
+    ``interrupt_after_s``. ``record`` gets what was delivered and when (seconds from the start)."""
+    assert scenario.driver is not None
+    spec, t0 = scenario.driver, time.monotonic()
+    session = Session("eval", config, models, ws, on_event=on_event)
+    record.update(delivered=[], runs=[])
+
+    async def send(text: str, trigger: str = "user", after_s: float | None = None) -> RunResult:
+        await asyncio.sleep(after_s or 0)
+        record["delivered"].append(trigger)
+        result = await session.send(text, trigger=trigger)
+        record["runs"].append({"trigger": trigger, "status": result.status.value,
+                               "turns": result.turns, "ended_at_s": round(time.monotonic() - t0, 3)})
+        return result
+
+    async def stop(after_s: float) -> None:
+        while spec.interrupt_after_file is not None:  # the workspace says the long work started
+            try:
+                await ws.read_file(spec.interrupt_after_file)
+                break
+            except (FileNotFoundError, IsADirectoryError):
+                await asyncio.sleep(0.1)
+        await asyncio.sleep(after_s)
+        record["interrupted_at_s"] = round(time.monotonic() - t0, 3)
+        session.interrupt("user stop")
+
+    stopper = asyncio.create_task(stop(spec.interrupt_after_s)) if spec.interrupt_after_s else None
+    concurrent = [asyncio.create_task(send(m.text, m.trigger, m.after_s))
+                  for m in spec.messages if m.after_s is not None]
+    try:
+        first = await send(task)
+        record["first_ended_at_s"] = round(time.monotonic() - t0, 3)
+        if stopper is not None and not stopper.done():
+            stopper.cancel()  # the run ended before the user stop: nothing to interrupt
+        for m in spec.messages:
+            if m.after_s is None:
+                await send(m.text, m.trigger)
+        await asyncio.gather(*concurrent)
+    finally:
+        if stopper is not None:
+            stopper.cancel()
+        await session.aclose()
+    return first.model_copy(update={"messages": session.history or first.messages})

@@ -56,7 +56,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scenarios.loader import select
 
     chosen = select(args.scenarios or None, args.family or None)  # fail early on bad ids
-    ensure_sandbox(args.sandbox)
+    if not args.no_setup:
+        ensure_sandbox(args.sandbox)
+    if args.processes > 1 and len(configs) > 1:
+        return run_split(args, configs, len(chosen))
     from inspect_ai import eval as inspect_eval
 
     from evals.task import looplab_suite
@@ -70,19 +73,68 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; logs: {log_dir}", flush=True)
     t0 = time.monotonic()
+    # The eval process is CPU-bound on a small machine: inspect's realtime sample log and its
+    # running score display cost a third of it and show nothing the scorecard does not.
     logs = inspect_eval(tasks, model=args.model, log_dir=str(log_dir), max_tasks=len(tasks),
                         max_samples=args.max_samples, max_sandboxes=args.max_samples,
-                        epochs=args.epochs, display=args.display, fail_on_error=False)
+                        epochs=args.epochs, display=args.display, fail_on_error=False,
+                        log_realtime=False, score_display=False)
     wall = time.monotonic() - t0
     failed = [lg for lg in logs if lg.status != "success"]
     rc = 0
     if not args.no_report:
         rc = _report(log_dir)
-    print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
-          f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
+    if args.no_setup:  # one process of a split run: its parent prints the totals
+        print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
+    else:
+        print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
+              f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
     if failed:
         print(f"looplab: {len(failed)} log(s) did not finish cleanly: "
               + ", ".join(f"{lg.eval.task_args.get('config')}={lg.status}" for lg in failed))
+        return 1
+    return rc
+
+
+def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) -> int:
+    """Run the configurations in ``args.processes`` processes writing to one log directory
+    (inspect's eval loop uses one core; a second process uses the second), then one report.
+    The first process shows inspect's display; the others run quietly and say when done."""
+    n = min(args.processes, len(configs))
+    groups = [configs[i::n] for i in range(n)]
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    log_dir = Path(args.log_dir or ROOT / "logs" / stamp)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    _point_latest(log_dir)
+    print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
+          f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
+          f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
+    common = ["--sandbox", args.sandbox, "--model", args.model, "--scenarios", args.scenarios,
+              "--family", args.family, "--fallbacks", args.fallbacks, "--epochs", str(args.epochs),
+              "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
+              "--processes", "1", "--no-report", "--no-setup"]
+    t0 = time.monotonic()
+    procs = []
+    for i, group in enumerate(groups):
+        display = (args.display or "full") if i == 0 else "none"
+        procs.append(subprocess.Popen([sys.executable, "-m", "evals", "run", "--configs",
+                                       ",".join(group), "--display", display, *common], cwd=ROOT))
+    try:
+        codes = [p.wait() for p in procs]
+    except KeyboardInterrupt:
+        # The children got the same SIGINT: let them clean up their sandboxes and keep logs.
+        for p in procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+        raise
+    wall = time.monotonic() - t0
+    rc = 0 if args.no_report else _report(log_dir)
+    print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
+          f"configurations × {args.epochs} epoch(s), {n} processes); logs in {log_dir}")
+    if any(codes):
+        print(f"looplab: {sum(1 for c in codes if c)} of {n} processes did not finish cleanly")
         return 1
     return rc
 
@@ -134,7 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--family", default="")
     r.add_argument("--fallbacks", default="", help="fallback models for real-model runs")
     r.add_argument("--epochs", type=int, default=1)
-    r.add_argument("--max-samples", type=int, default=8)
+    # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
+    # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
+    r.add_argument("--processes", type=int, default=2,
+                   help="split the configurations over this many eval processes (default 2)")
+    r.add_argument("--no-setup", action="store_true", help=argparse.SUPPRESS)
+    r.add_argument("--max-samples", type=int, default=16,
+                   help="samples (and sandboxes) at once, over all configurations")
     r.add_argument("--log-dir", default="")
     r.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
     r.add_argument("--no-report", action="store_true")
@@ -147,6 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--model", default="scripted/suite")
     rp.add_argument("--log-dir", default="")
     rp.set_defaults(fn=cmd_repro)
+
+    from evals.realmodel.run import add_parser as add_real_parser
+
+    add_real_parser(sub)
+    from evals.bench.cli import add_parser as add_bench_parser
+
+    add_bench_parser(sub)
 
     ls = sub.add_parser("list", help="list configurations and scenarios")
     ls.set_defaults(fn=cmd_list)

@@ -17,6 +17,7 @@ from evals.adapter import SandboxWorkspace
 from evals.agents import EXIT_KEY, RUN_KEY
 from evals.judges import Evidence
 from evals.judges.base import make_judge
+from evals.realmodel.sample_proxy import PROXY_KEY
 from evals.scripted_provider import OBSERVATIONS_KEY
 from scenarios.loader import get_scenario
 
@@ -42,7 +43,8 @@ async def gather_evidence(state: TaskState) -> Evidence:
         exit_status=store().get(EXIT_KEY),
         final_answer=state.output.completion if state.output else "",
         transcript_text="\n".join(texts),
-        run=dict(store().get(RUN_KEY, {})),
+        run={**store().get(RUN_KEY, {}),
+             **({"proxy_log": store().get(PROXY_KEY)} if store().get(PROXY_KEY) is not None else {})},
     )
 
 
@@ -54,7 +56,10 @@ def checklist() -> Scorer:
         values: dict[str, float] = {}
         items: dict[str, dict[str, Any]] = {}
         lines = []
-        for item_id, spec in scenario.probes.items():
+        probes = dict(scenario.probes)
+        if "proxy_log" in evidence.run and scenario.real_model:
+            probes.update(scenario.real_model.probes)  # judged from what the fault proxy saw
+        for item_id, spec in probes.items():
             verdict = await make_judge(spec.judge, spec.params)(evidence)
             items[item_id] = {"passed": verdict.passed, "figure": verdict.figure,
                               "unit": verdict.unit, "explanation": verdict.explanation}

@@ -102,7 +102,14 @@ class ScriptedModelAPI(ModelAPI):
             "task": _excerpt(ActorView(messages, [], prompt=scenario.prompt).task()),
             "prefix": self._prefix_share(role, summary, messages), "t": round(time.time(), 3),
         }
-        fault = next((f for f in scenario.faults if f.applies(role, call_index, summary)), None)
+        profile = self.api_key or None  # ``scripted/<role>@<key>``: one auth profile of the role
+        profile_index = call_index
+        if profile is not None:
+            obs["profile"] = profile
+            profile_index = int(store().get(f"{counter_key}@{profile}", 0)) + 1
+            store().set(f"{counter_key}@{profile}", profile_index)
+        fault = next((f for f in scenario.faults if f.applies(
+            role, profile_index if f.profile else call_index, summary, profile)), None)
         if fault is not None:
             self._observe({**obs, "fault": fault.kind})
             raise ScriptedFault(fault.kind, self.model_name, fault.retry_after)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -76,15 +77,21 @@ def parse_overrides(text: str) -> dict[str, Any]:
     return out
 
 
-def agent_for(config: str, fallbacks: list[str], overrides: str = "") -> Solver:
+def agent_for(config: str, fallbacks: list[str], overrides: str = "", proxy: str = "",
+              harness_agent: Callable[..., Solver] = looplab_agent) -> Solver:
+    """The solver for ``config``: a peer, or ``harness_agent(preset, fallbacks, proxy)`` (our
+    harness; the benchmark passes its own) with the preset's ``overrides`` applied."""
     if config in PEERS:
         if overrides:
             raise ValueError(f"task argument overrides: not supported for peer {config!r}")
+        if proxy:
+            raise ValueError(f"task argument proxy: not supported for peer {config!r} (its model "
+                             "calls do not go through the harness's model chain)")
         from evals.peers import peer_agent
 
         return peer_agent(config)
     try:
-        return looplab_agent(get_preset(config, **parse_overrides(overrides)), fallbacks)
+        return harness_agent(get_preset(config, **parse_overrides(overrides)), fallbacks, proxy or None)
     except PresetError as e:
         raise ValueError(f"task argument config: {e}; peers: {', '.join(PEERS)}") from e
     except ValidationError as e:
@@ -99,6 +106,7 @@ def looplab_suite(
     sandbox: str = "docker",
     fallbacks: str = "",
     overrides: str = "",
+    proxy: str = "",
 ) -> Task:
     """Run scenarios against one configuration.
 
@@ -110,12 +118,14 @@ def looplab_suite(
         sandbox: ``docker`` (default, isolated) or ``local`` (no isolation; warned).
         fallbacks: comma-separated fallback model names for real models.
         overrides: ``key=value`` changes to the preset, e.g. ``loop_detection.enabled=false``.
+        proxy: upstream server URL (e.g. ``http://127.0.0.1:8000``): each sample's model calls
+            go through its own fault proxy with the scenario's ``real_model`` faults.
     """
     ids = scenarios or _pinned_scenario() or ""
     chosen = select(ids or None, family or None)
     return Task(
         dataset=MemoryDataset([sample_for(s) for s in chosen], name="looplab-scenarios"),
-        solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f], overrides)),
+        solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy)),
         scorer=checklist(),
         sandbox=sandbox_spec(sandbox),
         name="looplab_suite",

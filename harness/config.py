@@ -20,7 +20,9 @@ from harness.context_config import (
     ReflectionConfig,
     SkillsConfig,
 )
+from harness.discipline_config import VerifyDoneConfig
 from harness.execution.config import DeadlinesConfig, ParallelToolsConfig, ReplayConfig
+from harness.runtime_config import BootstrapOnceConfig
 from harness.security.config import (
     CommandGuardConfig,
     ContextScanConfig,
@@ -369,6 +371,8 @@ class HarnessConfig(_Strict):
     prompt: PromptConfig = PromptConfig()
     skills: SkillsConfig = SkillsConfig()
     reflection: ReflectionConfig = ReflectionConfig()
+    verify_done: VerifyDoneConfig = VerifyDoneConfig()
+    bootstrap_once: BootstrapOnceConfig = BootstrapOnceConfig()
 
     def controls_on(self) -> list[str]:
         """Names of the switchable controls that are enabled (for tables and reports)."""

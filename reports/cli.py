@@ -28,7 +28,7 @@ exact McNemar test and a 95% bootstrap interval of the figure difference."""
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m reports", description=DESCRIPTION)
-    sub = p.add_subparsers(dest="command", required=True, metavar="{scorecard,compare}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{scorecard,compare,bench}")
     s = sub.add_parser("scorecard", help="write scorecard.md, scorecard.html and PNG charts",
                        description="Turn a log directory into reports/out/<run>/ "
                                    "(scorecard.md, scorecard.html, *.png).")
@@ -47,6 +47,12 @@ def parser() -> argparse.ArgumentParser:
                    help="with two log directories: compare only this configuration")
     c.add_argument("--out", metavar="DIR", type=Path,
                    help=f"output folder (default: {_show(OUT_DIR)}/compare-<A>-vs-<B>)")
+    b = sub.add_parser("bench", help="benchmark report: success clean vs hostile per configuration",
+                       description="Turn a benchmark log directory (python -m evals bench) into "
+                                   "reports/out/<run>/bench.md and bench.html.")
+    b.add_argument("logdir", metavar="LOGDIR", help="log directory of one benchmark run")
+    b.add_argument("--out", metavar="DIR", type=Path,
+                   help=f"output folder (default: {_show(OUT_DIR)}/<basename of LOGDIR>)")
     return p
 
 
@@ -62,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "scorecard":
             return scorecard(args)
+        if args.command == "bench":
+            from reports.bench import cli_bench
+
+            return cli_bench(resolve_logdir(args.logdir), args.out, _show)
         return compare(args)
     except ReportError as e:
         print(f"error: {e}", file=sys.stderr)

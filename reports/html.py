@@ -66,7 +66,7 @@ def render_html(card: Scorecard) -> str:
                         f"{', '.join(sorted(set(run.evals['model'])))}"), class_="meta"),
         *[tag("p", escape(n), class_="note") for n in run.notes],
         _summary(card), _heatmap(card), _items(card), _corpus(card), _cost(card),
-        _failures(card), _errors(card),
+        _serving(card), _failures(card), _errors(card),
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape('looplab scorecard: ' + run.name)}</title>"
@@ -158,6 +158,16 @@ def _cost(card: Scorecard) -> str:
     if "cost" in card.charts:
         out += image(card.charts["cost"], "cost per configuration", "cost-chart")
     return out
+
+
+def _serving(card: Scorecard) -> str:
+    if not card.serving:
+        return ""
+    from reports.serving import EXPLAIN, HEADER, table_rows
+
+    rows = [[escape(c) for c in row] for row in table_rows(card.serving)]
+    return (tag("h2", "Real-model serving") + tag("p", escape(EXPLAIN.replace("`", "")))
+            + table(HEADER, rows, id_="serving"))
 
 
 def _failures(card: Scorecard) -> str:

@@ -56,8 +56,10 @@ def load_run(logdir: Path) -> RunData:
     tasks = sorted(set(evals["task_name"].astype(str)))
     evals = evals[evals["task_name"] == TASK_NAME]
     if evals.empty:
+        hint = ("; for a benchmark run use: python -m reports bench LOGDIR"
+                if "looplab_bench" in tasks else "")
         raise ReportError(f"log directory {logdir} holds no looplab logs (task {TASK_NAME}); "
-                          f"found tasks: {', '.join(tasks)}")
+                          f"found tasks: {', '.join(tasks)}{hint}")
     evals = config_labels(evals)
     try:
         raw = samples_df(list(evals["log"]), columns=SampleSummary + SampleScores, full=True,

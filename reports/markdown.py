@@ -15,6 +15,7 @@ from reports.fmt import (
     rate,
     rel_link,
 )
+from reports.serving import markdown_section as serving_section
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,6 +45,7 @@ def render_markdown(card: Scorecard) -> str:
     lines += items_section(card)
     lines += corpus_section(card)
     lines += cost_section(card)
+    lines += serving_section(card.serving)
     lines += failures_section(card)
     lines += errors_section(card)
     return "\n".join(lines)

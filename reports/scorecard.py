@@ -10,6 +10,7 @@ import pandas as pd
 from reports import charts, tables
 from reports.catalog import catalog
 from reports.load import RunData, load_run
+from reports.serving import serving_rows
 
 CHARTS = {"heatmap": "heatmap.png", "families": "families.png", "cost": "cost.png"}
 """Chart name → file name in the report folder."""
@@ -29,6 +30,8 @@ class Scorecard:
     errors: pd.DataFrame
     unprobed: list[str]
     """Checklist items no configuration probed in this run."""
+    serving: list[dict] = field(default_factory=list)
+    """Real-model serving figures per configuration (``reports.serving``); empty when scripted."""
     charts: dict[str, Path] = field(default_factory=dict)
 
 
@@ -43,6 +46,7 @@ def build(run: RunData, out_dir: Path) -> Scorecard:
         run=run, out_dir=out_dir, cells=cells, summary=tables.summary(run, cells),
         corpus=tables.corpus(run), cost=tables.cost(run), failures=tables.failures(run),
         errors=tables.errors(run), unprobed=unprobed,
+        serving=serving_rows([str(p) for p in run.evals["log"]]),
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .config import DockerSandboxConfig
 from .docker_engine import (
+    CREATION_GATE,
     LABEL_SANDBOX,
     TRACKED,
     api_client,
@@ -28,6 +29,7 @@ from .docker_engine import (
 
 logger = logging.getLogger(__name__)
 
+_GATE_WAIT_S = 5  # creations in flight normally finish within a second
 _installed_pid: int | None = None
 _install_lock = threading.Lock()
 _previous: dict[int, Any] = {}
@@ -72,11 +74,13 @@ def install_exit_handlers() -> None:
 def _at_exit() -> None:
     # Sequential: thread pools refuse new work once the interpreter is shutting down.
     if _installed_pid == os.getpid():
+        CREATION_GATE.close(_GATE_WAIT_S)
         remove_tracked(parallel=False)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     if _installed_pid == os.getpid():
+        CREATION_GATE.close(_GATE_WAIT_S)
         remove_tracked()
     previous = _previous.get(signum, signal.SIG_DFL)
     if callable(previous):

@@ -133,9 +133,47 @@ def _container_name(task_name: str) -> str:
     return f"looplab-{slug}-{uuid.uuid4().hex[:8]}"
 
 
+class _CreationGate:
+    """Counts container creations in flight, and closes for good when the process is ending:
+    the exit and signal hooks close it and wait for those in flight to be tracked before they
+    sweep, so no container made by a background thread (warm pools) slips past the sweep."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._in_flight = 0
+        self.closed = False
+
+    def enter(self) -> None:
+        with self._cond:
+            if self.closed:
+                raise SandboxNotReadyError("looplab-docker: the process is ending; no new sandboxes")
+            self._in_flight += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            self._in_flight -= 1
+            self._cond.notify_all()
+
+    def close(self, wait_s: float) -> None:
+        with self._cond:
+            self.closed = True
+            self._cond.wait_for(lambda: self._in_flight <= 0, timeout=wait_s)
+
+
+CREATION_GATE = _CreationGate()
+
+
 def create_container(config: DockerSandboxConfig, task_name: str) -> tuple[str, str]:
     """Create and start one sandbox container; return (id, name). It is tracked for cleanup
     from the moment it exists, so a failed start still gets removed."""
+    CREATION_GATE.enter()
+    try:
+        return _create_and_start(config, task_name)
+    finally:
+        CREATION_GATE.leave()
+
+
+def _create_and_start(config: DockerSandboxConfig, task_name: str) -> tuple[str, str]:
     api = api_client()
     host_config = api.create_host_config(
         network_mode="bridge" if config.network else "none",
@@ -232,3 +270,14 @@ class _Tracked:
 
 
 TRACKED = _Tracked()
+
+
+def container_running(container_id: str) -> bool:
+    """Whether the container exists and runs."""
+    import docker
+
+    try:
+        info = api_client().inspect_container(container_id)
+    except docker.errors.NotFound:
+        return False
+    return bool((info.get("State") or {}).get("Running"))

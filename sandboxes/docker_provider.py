@@ -5,21 +5,29 @@ needs only an engine API. Importing this module registers the sandbox and contac
 Isolation defaults (no network, all capabilities dropped, no-new-privileges, memory/CPU/pids
 limits) live in `DockerSandboxConfig`; containers are removed at sample end, at task end, at
 interpreter exit, on SIGINT/SIGTERM, and by `inspect sandbox cleanup looplab-docker [ID]`.
+
+Speed on a small machine: commands and file operations go to a command agent inside the
+container over one attached stream (`docker_agent.py`), not a `docker exec` each, and while a
+task runs its containers come from a warm pool made ahead (`docker_pool.py`). Both keep the
+semantics of a fresh container per sample and of `docker exec`; see sandboxes/README.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import errno
 import logging
 import os
 import posixpath
+import time
 import uuid
-from typing import Any, Literal, overload
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, overload
 
 from inspect_ai.util import (
     ExecResult,
-    OutputLimitExceededError,
     SandboxConnection,
     SandboxEnvironment,
     SandboxEnvironmentConfigType,
@@ -32,16 +40,24 @@ from pydantic import BaseModel
 from typing_extensions import override
 
 from .config import DockerSandboxConfig, resolve_config
+from .docker_agent import AgentHandle, ChannelClosedError
 from .docker_cleanup import install_exit_handlers, remove_labelled, remove_tracked
 from .docker_engine import (
     TASK_SCOPE,
     TRACKED,
     api_client,
     check_ready,
-    create_container,
+    container_running,
     remove_container,
 )
-from .docker_io import file_archive, read_archive_member, run_exec
+from .docker_files import (
+    ContainerGoneError,
+    raise_agent_error,
+    read_via_archive,
+    write_via_archive,
+)
+from .docker_io import RawExecResult, run_exec
+from .docker_pool import POOLS, discard, prepare
 
 logger = logging.getLogger(__name__)
 
@@ -49,18 +65,42 @@ SANDBOX_NAME = "looplab-docker"
 _TIMEOUT = "/usr/bin/timeout"  # absolute: it runs before the command, as the exec's user
 _KILL_GRACE = "2s"  # after SIGTERM at the timeout, SIGKILL whatever is left
 _HOST_SLACK_S = 15  # the in-container timeout must fire first; this only catches a hung engine
-_IS_DIR_EXIT = 21
+_FILE_DEADLINE_S = 120  # a file request the agent has not answered by then means a hung engine
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _ExecRequest:
+    argv: list[str]
+    stdin: bytes | None
+    workdir: str
+    env: dict[str, str] | None
+    user: str | None
+    deadline_s: float | None
+    output_limit: int
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 @sandboxenv(name=SANDBOX_NAME)
 class LooplabDockerSandbox(SandboxEnvironment):
     """A sample's container. Files and exec cwds resolve against the config's `workdir`."""
 
-    def __init__(self, container_id: str, name: str, config: DockerSandboxConfig) -> None:
+    def __init__(
+        self,
+        container_id: str,
+        name: str,
+        config: DockerSandboxConfig,
+        agent: AgentHandle | None = None,
+    ) -> None:
         super().__init__()
         self.container_id = container_id
         self.name = name
         self.config = config
+        self.agent = agent or AgentHandle(api_client(), container_id)
+        """The container's command agent: commands and file operations go through it."""
 
     # --- lifecycle (classmethods inspect calls) ------------------------------------------------
 
@@ -72,29 +112,40 @@ class LooplabDockerSandbox(SandboxEnvironment):
     @override
     @classmethod
     def default_concurrency(cls) -> int | None:
-        # Same default as inspect's docker sandbox: containers mostly wait on the model.
-        return 2 * (os.cpu_count() or 1)
+        # With the command agent a sample costs the engine little, and containers mostly wait on
+        # the model: 8 per core (16 on two cores, as `python -m evals run` uses) keeps it busy.
+        return 8 * (os.cpu_count() or 1)
 
     @override
     @classmethod
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
-        await asyncio.to_thread(check_ready, resolve_config(config).image)
+        """Check engine and image (raises SandboxNotReadyError naming what is missing)."""
+        resolved = resolve_config(config)
+        await asyncio.to_thread(check_ready, resolved.image)
         TASK_SCOPE.set(uuid.uuid4().hex)
+        POOLS.acquire(resolved)
 
     @override
     @classmethod
     async def sample_init(
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
     ) -> dict[str, SandboxEnvironment]:
+        """A fresh container for the sample (from the warm pool when a task runs); raises
+        SandboxNotReadyError or the engine's error when none can be made."""
         resolved = resolve_config(config)
         install_exit_handlers()
-        container_id, name = await asyncio.to_thread(create_container, resolved, task_name)
-        environment = cls(container_id, name, resolved)
+        pool = POOLS.pool_for(resolved, task_name)
+        if pool is not None:
+            prepared = await asyncio.wrap_future(pool.take())
+            TRACKED.add(prepared.container_id, resolved)  # now this task's: scope it
+        else:
+            prepared = await asyncio.to_thread(prepare, resolved, task_name)
+        environment = cls(prepared.container_id, prepared.name, resolved, prepared.agent)
         try:
             for path, content in resolved.files:
                 await environment.write_file(path, content)
         except BaseException:
-            await asyncio.to_thread(remove_container, container_id)
+            await asyncio.to_thread(discard, prepared)
             raise
         return {"default": environment}
 
@@ -109,6 +160,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
     ) -> None:
         for environment in environments.values():
             if isinstance(environment, LooplabDockerSandbox):
+                environment.agent.close()
                 await asyncio.to_thread(remove_container, environment.container_id)
 
     @override
@@ -116,7 +168,11 @@ class LooplabDockerSandbox(SandboxEnvironment):
     async def task_cleanup(
         cls, task_name: str, config: SandboxEnvironmentConfigType | None, cleanup: bool
     ) -> None:
+        """Drain the warm pool, then remove this task's leftover containers (or, with
+        `cleanup=False`, stop tracking them so they are kept)."""
         resolved = resolve_config(config)
+        # Pooled containers were never a sample's: they go even with --no-sandbox-cleanup.
+        await asyncio.to_thread(POOLS.release, resolved)
         if cleanup:
             scope = TASK_SCOPE.get()
             if scope is None:
@@ -126,7 +182,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
             await asyncio.to_thread(remove_tracked, resolved, True, scope)
             return
         # --no-sandbox-cleanup: the user wants the containers kept, so exit hooks must spare them.
-        kept = TRACKED.ids(resolved)
+        kept = TRACKED.ids(resolved, TASK_SCOPE.get())
         for container_id in kept:
             TRACKED.discard(container_id)
         if kept:
@@ -157,24 +213,28 @@ class LooplabDockerSandbox(SandboxEnvironment):
         timeout_retry: bool = True,
         concurrency: bool = True,
     ) -> ExecResult[str]:
+        """Run `cmd`; raises TimeoutError (timeout expired: the command's process group is
+        killed), SandboxUnavailableError (container gone), SandboxUserUnsupportedError."""
         # `timeout -k` ends the command's whole process group inside the container; a host-side
         # deadline alone would leave the processes running there. Exit 124 (TERM worked) or 137
         # (KILL was needed) after the full time means the timeout fired, not the command.
         argv = [_TIMEOUT, "-k", _KILL_GRACE, f"{timeout}s", *cmd] if timeout else list(cmd)
         stdin = input.encode("utf-8") if isinstance(input, str) else input
+        request = _ExecRequest(
+            argv=argv,
+            stdin=stdin,
+            workdir=self._resolve(cwd) if cwd else self.config.workdir,
+            env=env,
+            user=user,
+            deadline_s=timeout + _HOST_SLACK_S if timeout else None,
+            output_limit=SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
+        )
         try:
-            raw = await asyncio.to_thread(
-                run_exec,
-                api_client(),
-                self.container_id,
-                argv,
-                stdin=stdin,
-                workdir=self._resolve(cwd) if cwd else self.config.workdir,
-                env=env,
-                user=user,
-                deadline_s=timeout + _HOST_SLACK_S if timeout else None,
-                output_limit=SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
-            )
+            # The agent runs as the container's user; another user needs the engine's exec.
+            by_agent = user is None or self.agent.runs_as(user)
+            raw = await self._exec_by_agent(request) if by_agent else None
+            if raw is None:
+                raw = await asyncio.to_thread(self._exec_by_docker, request)
         except TimeoutError as err:
             raise TimeoutError(f"Command timed out after {timeout} seconds") from err
         except Exception as err:
@@ -200,8 +260,15 @@ class LooplabDockerSandbox(SandboxEnvironment):
 
     @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
+        """Write a file (parents created). Raises IsADirectoryError where a directory is,
+        PermissionError, SandboxUnavailableError."""
         data = contents.encode("utf-8") if isinstance(contents, str) else contents
-        await asyncio.to_thread(self._write_bytes, self._resolve(file), data)
+        path = self._resolve(file)
+        reply = await self._agent_call("write", path=path, data=_b64(data))
+        if reply is not None:
+            raise_agent_error(reply, path)
+            return
+        await self._file_op(write_via_archive, self.container_id, path, data)
 
     @overload
     async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
@@ -211,9 +278,33 @@ class LooplabDockerSandbox(SandboxEnvironment):
 
     @override
     async def read_file(self, file: str, text: bool = True) -> str | bytes:
-        data = await asyncio.to_thread(self._read_bytes, self._resolve(file))
+        """Read a file, following symlinks. Raises FileNotFoundError, IsADirectoryError,
+        OutputLimitExceededError (over inspect's read limit), UnicodeDecodeError (text=True and
+        not UTF-8), SandboxUnavailableError."""
+        path = self._resolve(file)
+        limit = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE
+        reply = await self._agent_call("read", path=path, limit=limit)
+        if reply is not None:
+            raise_agent_error(reply, path)
+            data = base64.b64decode(reply.get("data", ""))
+        else:
+            data = await self._file_op(read_via_archive, self.container_id, path)
         # Strict decode (UnicodeDecodeError on bad bytes) and newlines kept as they are.
         return data.decode("utf-8") if text else data
+
+    async def rename(self, src: str, dst: str) -> None:
+        """Atomically replace `dst` with `src` (one rename(2) in the container; not part of
+        inspect's API: harness stores use it for atomic writes). Raises FileNotFoundError,
+        PermissionError, OSError, SandboxUnavailableError."""
+        src_path, dst_path = self._resolve(src), self._resolve(dst)
+        reply = await self._agent_call("rename", src=src_path, dst=dst_path)
+        if reply is not None:
+            raise_agent_error(reply, src_path)
+            return
+        res = await self.exec(["mv", "-f", "--", src_path, dst_path])
+        if not res.success:
+            raise OSError(errno.EIO, f"cannot rename over {dst_path}: {res.stderr.strip()}",
+                          src_path)
 
     @override
     async def connection(self, *, user: str | None = None) -> SandboxConnection:
@@ -224,65 +315,72 @@ class LooplabDockerSandbox(SandboxEnvironment):
             container=self.name,
         )
 
-    # --- helpers (blocking; run in a worker thread) ---------------------------------------------
+    # --- helpers ----------------------------------------------------------------------------
 
     def _resolve(self, path: str) -> str:
         return posixpath.normpath(posixpath.join(self.config.workdir, path))
 
-    def _write_bytes(self, path: str, data: bytes) -> None:
-        parent, name = posixpath.split(path)
-        # Extracting a file over a directory would delete the directory: refuse that first.
-        check = run_exec(
+    async def _agent_call(self, op: str, **fields: Any) -> dict[str, Any] | None:
+        """The agent's reply to a file request, or None when the Docker API must do it."""
+        try:
+            return await self.agent.call(op, _FILE_DEADLINE_S, **fields)
+        except ChannelClosedError:
+            return None  # the Docker API path says whether the container is still there
+
+    async def _exec_by_agent(self, request: _ExecRequest) -> RawExecResult | None:
+        started = time.monotonic()
+        try:
+            reply = await self.agent.call(
+                "exec",
+                request.deadline_s,
+                argv=request.argv,
+                cwd=request.workdir,
+                env=request.env or {},
+                input=_b64(request.stdin) if request.stdin is not None else None,
+                limit=request.output_limit,
+            )
+        except ChannelClosedError:
+            return await self._lost_exec(started)
+        if reply is None:
+            return None
+        return RawExecResult(
+            int(reply["rc"]),
+            base64.b64decode(reply.get("out", "")),
+            base64.b64decode(reply.get("err", "")),
+            bool(reply.get("trunc")),
+            time.monotonic() - started,
+        )
+
+    async def _lost_exec(self, started: float) -> RawExecResult:
+        # The stream ended mid-command. A container that is gone is unavailable; one that lives
+        # on lost its agent (a command may kill every process it can see): report the command
+        # as killed, as `docker exec` would for a command killed by a signal, and start a new
+        # agent for the next call.
+        if not await asyncio.to_thread(container_running, self.container_id):
+            raise self._unavailable(RuntimeError("the container is gone"))
+        logger.warning("looplab-docker: the command agent in %s ended during a command",
+                       self.name)
+        message = b"looplab-docker: the command was killed (its sandbox agent ended)\n"
+        return RawExecResult(137, b"", message, False, time.monotonic() - started)
+
+    def _exec_by_docker(self, request: _ExecRequest) -> RawExecResult:
+        return run_exec(
             api_client(),
             self.container_id,
-            [
-                "/bin/sh",
-                "-c",
-                f'[ -d "$1" ] && exit {_IS_DIR_EXIT}; mkdir -p "$2"',
-                "sh",
-                path,
-                parent,
-            ],
-            stdin=None,
-            workdir="/",
-            env=None,
-            user=None,
-            deadline_s=60,
-            output_limit=64 * 1024,
+            request.argv,
+            stdin=request.stdin,
+            workdir=request.workdir,
+            env=request.env,
+            user=request.user,
+            deadline_s=request.deadline_s,
+            output_limit=request.output_limit,
         )
-        if check.returncode == _IS_DIR_EXIT:
-            raise IsADirectoryError(errno.EISDIR, "Is a directory (in the sandbox)", path)
-        if check.returncode != 0:
-            message = check.stderr.decode("utf-8", errors="replace").strip()
-            raise PermissionError(errno.EACCES, f"cannot create {parent}: {message}", path)
-        api_client().put_archive(self.container_id, parent, file_archive(name, data))
 
-    def _read_bytes(self, path: str, depth: int = 0) -> bytes:
-        import docker
-
+    async def _file_op(self, fn: Callable[..., T], *args: Any) -> T:
         try:
-            stream, stat = api_client().get_archive(self.container_id, path)
-        except docker.errors.NotFound as err:
-            if "no such container" in str(err).lower():
-                raise self._unavailable(err) from err
-            raise FileNotFoundError(errno.ENOENT, "No such file (in the sandbox)", path) from err
-        except docker.errors.APIError as err:
-            if "not a directory" in str(err):
-                raise FileNotFoundError(
-                    errno.ENOENT, "No such file (in the sandbox)", path
-                ) from err
-            raise
-        if stat.get("mode", 0) & (1 << 31):  # Go's os.ModeDir
-            raise IsADirectoryError(errno.EISDIR, "Is a directory (in the sandbox)", path)
-        if stat.get("size", 0) > SandboxEnvironmentLimits.MAX_READ_FILE_SIZE:
-            raise OutputLimitExceededError(SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, None)
-        member, data = read_archive_member(stream)
-        if member.issym() and depth < 16:
-            target = stat.get("linkTarget") or member.linkname
-            return self._read_bytes(posixpath.join(posixpath.dirname(path), target), depth + 1)
-        if data is None:
-            raise FileNotFoundError(errno.ENOENT, "Not a regular file (in the sandbox)", path)
-        return data
+            return await asyncio.to_thread(fn, *args)
+        except ContainerGoneError as err:
+            raise self._unavailable(err) from err
 
     def _unavailable(self, err: Exception) -> SandboxUnavailableError:
         return SandboxUnavailableError(f"sandbox {self.name} is not available: {err}")

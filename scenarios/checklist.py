@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 CHECKLIST_FILE = Path(__file__).parent / "checklist.yaml"
 
 FAMILIES = (
-    "loop", "context", "provider", "security", "orchestration", "sessions", "prompt",
+    "loop", "context", "provider", "security", "orchestration", "sessions", "prompt", "discipline",
 )
 """Families in report order."""
 

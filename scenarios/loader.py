@@ -43,6 +43,10 @@ def load_scenario_file(path: Path) -> Scenario:
         if item not in known:
             raise ScenarioError(f"{path}: field probes.{item}: unknown checklist item "
                                 f"(see scenarios/checklist.yaml)")
+    for item in scenario.real_model.probes if scenario.real_model else {}:
+        if item not in scenario.probes:
+            raise ScenarioError(f"{path}: field real_model.probes.{item}: not among the "
+                                f"scenario's probes ({', '.join(scenario.probes)})")
     if path.stem != scenario.id:
         raise ScenarioError(f"{path}: field id: {scenario.id!r} must match the file name {path.stem!r}")
     _check_refs(path, scenario)

@@ -36,9 +36,13 @@ class FaultRule(_Strict):
     """``Retry-After`` seconds advertised with rate-limit/overloaded faults."""
     calls: Literal["any", "work", "summary"] = "any"
     """Which calls fail: all, ordinary agent turns only, or summarisation requests only."""
+    profile: str | None = None
+    """Only calls made with this auth profile (the key in ``scripted/<role>@<key>``); call
+    indexes then count that profile's calls only. ``None``: any profile."""
 
-    def applies(self, role: str, call_index: int, summary: bool = False) -> bool:
-        if self.model not in ("*", role):
+    def applies(self, role: str, call_index: int, summary: bool = False,
+                profile: str | None = None) -> bool:
+        if self.model not in ("*", role) or (self.profile is not None and self.profile != profile):
             return False
         if (self.calls == "work" and summary) or (self.calls == "summary" and not summary):
             return False
@@ -68,6 +72,47 @@ class ExpandSpec(_Strict):
     """Which half of it."""
     install_as: str | None = None
     """Workspace path for the content; default: the entry's own ``file`` name."""
+
+
+class DriverMessage(_Strict):
+    """One more message (or trigger) the eval sends to the same session."""
+
+    text: str
+    """The message text or the trigger's payload."""
+    trigger: str = "user"
+    """``user``, ``webhook``, ``cron``, ``heartbeat``... (harnesses may triage non-user ones)."""
+    after_s: float | None = Field(None, ge=0)
+    """Send this many seconds after the first message, while it may still run (concurrent
+    work on one session); ``None``: once the previous message's run has ended."""
+
+
+class DriverSpec(_Strict):
+    """How the eval drives the agent beyond one prompt: a user stop, more messages. A harness
+    that accepts none of it is judged as it ran (and fails items that need it)."""
+
+    interrupt_after_s: float | None = Field(None, gt=0)
+    """Interrupt (user stop) the session this many seconds after the first message was sent."""
+    interrupt_after_file: str | None = None
+    """Count ``interrupt_after_s`` from the moment this workspace file appears instead (e.g. the
+    stamp a long command writes when it starts), so the stop lands while that command runs."""
+    messages: list[DriverMessage] = Field(default_factory=list)
+    """Messages sent to the same session after the prompt."""
+
+
+class RealModelSpec(_Strict):
+    """How the scenario runs against a real model behind the fault proxy (``--proxy``). A real
+    model does not follow the actor's script, so its work items cannot be expected; what the
+    harness does with provider faults can, and is judged from what the proxy saw."""
+
+    faults: list[FaultRule] | None = None
+    """Faults the proxy injects; ``None``: the scenario's own ``faults``. Real models may finish
+    in one call, so schedules usually start at call 1 here."""
+    harness: dict[str, Any] = Field(default_factory=dict)
+    """Deployment conditions added in a proxied run only (on top of the scenario's ``harness``),
+    e.g. a verification that keeps failing so that every configuration runs several turns."""
+    probes: dict[str, JudgeSpec] = Field(default_factory=dict)
+    """Items judged differently in a proxied run (judges reading ``Evidence.run["proxy_log"]``);
+    the scenario's other probes keep their own judges."""
 
 
 class Scenario(_Strict):
@@ -100,6 +145,8 @@ class Scenario(_Strict):
     ``{modes: {mode: plan}}``), applied on top of the preset under test."""
     workdir: str | None = None
     """Subdirectory of the sandbox the agent works in (files outside it are off limits)."""
+    driver: DriverSpec | None = None
+    """Session-level conditions: interrupt after N seconds, further or concurrent messages."""
     markers: list[str] = Field(default_factory=list)
     """Strings the actor watches for in its input (reported per call in its observations)."""
     corpus: Literal["poisoned", "benign"] | None = None
@@ -112,6 +159,8 @@ class Scenario(_Strict):
     channel: str | None = None
     """Set by expansion: which corpus (``context_files`` or ``tool_output``) the sample is from."""
     tags: list[str] = Field(default_factory=list)
+    real_model: RealModelSpec | None = None
+    """Faults and judges for a run through the fault proxy against a real server."""
 
     @field_validator("probes")
     @classmethod

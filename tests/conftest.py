@@ -1,6 +1,7 @@
-"""Suite-wide switches: tests marked ``docker`` or ``browser`` need a Docker engine with the
-sandbox image, or Chromium. Without them they are skipped with the reason, unless CI requires
-them (``LOOPLAB_REQUIRE_DOCKER=1`` / ``LOOPLAB_REQUIRE_BROWSER=1``), where they run and fail."""
+"""Suite-wide switches: tests marked ``docker``, ``browser`` or ``vllm`` need a Docker engine with
+the sandbox image, Chromium, or the vLLM environment (``.venv-vllm``). Without them they are
+skipped with the reason, unless CI requires them (``LOOPLAB_REQUIRE_DOCKER=1`` /
+``LOOPLAB_REQUIRE_BROWSER=1`` / ``LOOPLAB_REQUIRE_VLLM=1``), where they run and fail."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = pytest.mark.skip(reason="no Docker engine/sandbox image (run `make sandbox`)")
         for item in items:
             if item.get_closest_marker("docker"):
+                item.add_marker(skip)
+    vllm_py = ROOT / ".venv-vllm" / "bin" / "python"
+    if not os.environ.get("LOOPLAB_REQUIRE_VLLM") and not vllm_py.exists():
+        skip = pytest.mark.skip(reason="no vLLM environment (run `make vllm-env`)")
+        for item in items:
+            if item.get_closest_marker("vllm"):
                 item.add_marker(skip)
     if not os.environ.get("LOOPLAB_REQUIRE_BROWSER") and not shutil.which("chromium"):
         skip = pytest.mark.skip(reason="Chromium not installed (run `make browser`)")

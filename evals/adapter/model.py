@@ -15,8 +15,20 @@ _CONTEXT = re.compile(r"context length|maximum context|context window|too many t
 _QUOTA = re.compile(r"quota|insufficient_quota|billing", re.I)
 
 
+def _unwrap(e: BaseException) -> BaseException:
+    """The provider's own exception: inspect wraps the last attempt's in tenacity's
+    ``RetryError`` once its retries (none here) are used up."""
+    last = getattr(e, "last_attempt", None)
+    if last is not None and callable(getattr(last, "exception", None)):
+        inner = last.exception()
+        if isinstance(inner, BaseException):
+            return inner
+    return e
+
+
 def classify_error(e: BaseException, model: str) -> ProviderError:
     """Classify any provider exception into a harness ``ProviderError``."""
+    e = _unwrap(e)
     text = str(e)
     kind: FaultKind | None = getattr(e, "looplab_kind", None)
     status = getattr(e, "status_code", None) or getattr(e, "status", None)

@@ -41,6 +41,20 @@ class SandboxWorkspace:
     async def write_file(self, path: str, content: str) -> None:
         await self.sandbox.write_file(self._abs(path), content)
 
+    async def rename(self, src: str, dst: str) -> None:
+        """Atomically replace ``dst`` with ``src`` (the optional ``Workspace`` capability that
+        session stores use for atomic writes): the sandbox's own rename where it has one (one
+        request, no process), else ``mv`` through ``exec``. Raises ``OSError`` on failure."""
+        # inspect hands out an event-logging proxy; as_type reaches the provider behind it.
+        native = getattr(self.sandbox.as_type(SandboxEnvironment), "rename", None)  # type: ignore[type-abstract]
+        if native is not None:
+            await native(self._abs(src), self._abs(dst))
+            return
+        res = await self.sandbox.exec(["mv", "-f", "--", self._abs(src), self._abs(dst)],
+                                      cwd=self.root, timeout=30)
+        if not res.success:
+            raise OSError(f"could not rename {src} over {dst}: {res.stderr.strip()}")
+
     def _abs(self, path: str) -> str:
         return path if path.startswith("/") else f"{self.root.rstrip('/')}/{path}"
 

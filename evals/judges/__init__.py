@@ -6,7 +6,10 @@ actor observed, and the run's ending. Add one with ``@judge("name", Params)``.
 """
 
 from evals.judges import builtin as _builtin  # noqa: F401  (registers the judges)
+from evals.judges import discipline as _discipline  # noqa: F401
 from evals.judges import observations as _observations  # noqa: F401
+from evals.judges import proxy as _proxy  # noqa: F401
+from evals.judges import runtime as _runtime  # noqa: F401
 from evals.judges.base import JUDGES, Evidence, Verdict, judge
 
 __all__ = ["JUDGES", "Evidence", "Verdict", "judge"]

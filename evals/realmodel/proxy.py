@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import socket
 import struct
 import sys
@@ -104,6 +105,7 @@ class FaultProxy:
         self.host, self.port = host, port
         self.entries: list[dict[str, Any]] = []
         self.counts: Counter[tuple[str, str | None]] = Counter()
+        self._last_prompt: dict[tuple[str, str | None], str] = {}
         self._server: asyncio.base_events.Server | None = None
 
     async def start(self) -> int:
@@ -115,6 +117,17 @@ class FaultProxy:
         if self._server:
             self._server.close()
             await self._server.wait_closed()
+
+    def _prefix_reuse(self, model: str, key: str | None, body: dict[str, Any]) -> float | None:
+        """Share of the previous request (same model and key) that this one repeats as its
+        prefix: tools then messages, as a chat template lays them out. A server's prefix cache
+        can only reuse that much."""
+        text = json.dumps([body.get("tools"), body.get("messages")], sort_keys=True)
+        prev = self._last_prompt.get((model, key))
+        self._last_prompt[(model, key)] = text
+        if not prev:
+            return None
+        return round(len(os.path.commonprefix([prev, text])) / len(prev), 4)
 
     def _write_line(self, entry: dict[str, Any]) -> None:
         if self.log_file:
@@ -149,6 +162,7 @@ class FaultProxy:
                                  "stream": bool(body.get("stream"))}
         rule = None
         if model is not None:
+            entry["prefix_reuse"] = self._prefix_reuse(model, key, body)
             self.counts[(model, key)] += 1
             entry["call"] = self.counts[(model, key)]
             rule = self.schedule.match(model, key, entry["call"])

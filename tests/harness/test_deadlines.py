@@ -141,3 +141,21 @@ def test_cooperative_tools_get_the_deadline_as_their_timeout(tmp_path: Path) -> 
     msg = next(m for m in res.messages if m.role == "tool")
     # bash's own timeout answer, not the executor's
     assert msg.is_error and "command timed out after 0.3" in msg.content
+
+
+def test_a_closed_gate_also_refuses_renames(tmp_path):
+    from harness.execution.deadlines import WriteGate
+
+    async def go() -> None:
+        inner = LocalWorkspace(tmp_path)
+        await inner.write_file("a.txt", "x")
+        gate = WriteGate()
+        ws = GatedWorkspace(inner, gate)
+        await ws.rename("a.txt", "b.txt")
+        assert (tmp_path / "b.txt").exists()
+        gate.close()
+        with pytest.raises(LateWriteError):
+            await ws.rename("b.txt", "c.txt")
+
+    asyncio.run(go())
+    assert (tmp_path / "b.txt").exists() and not (tmp_path / "c.txt").exists()

@@ -4,7 +4,17 @@ Scenarios pick a policy by name and parameterise it from YAML; behaviour a YAML 
 express goes here as a new policy (one module per family), never into a mini-language.
 """
 
-from scenarios.actor.policies import context, loop, orchestration, security, sessions, work  # noqa: F401
+from scenarios.actor.policies import (  # noqa: F401
+    bench,
+    context,
+    discipline,
+    loop,
+    orchestration,
+    runtime,
+    security,
+    sessions,
+    work,
+)
 from scenarios.actor.policies.base import POLICIES, Params, PolicyDef, act, policy
 
 __all__ = ["POLICIES", "Params", "PolicyDef", "act", "policy"]

@@ -1,0 +1,1 @@
+"""The looplab benchmark: small terminal tasks with hidden verifiers, clean and hostile."""

@@ -1,0 +1,47 @@
+"""The ``scripted-bench`` model provider: a scripted actor plays a benchmark sample.
+
+``scripted-bench/oracle`` solves the task, ``scripted-bench/idle`` does nothing useful; any other
+name (``scripted-bench/backup``) is a fallback role that plays the same actor. Everything else —
+context window, scheduled faults (the variant's ``faults``), token usage, observations — is the
+``scripted`` provider's, applied to the sample as a scenario.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import modelapi
+from inspect_ai.util import store
+
+from evals.scripted_provider import ScriptedModelAPI
+from scenarios.bench.actors import ACTORS, as_scenario
+from scenarios.schema import Scenario
+
+PROVIDER = "scripted-bench"
+SAMPLE_KEY = "looplab:bench:sample"
+"""Store key: the benchmark sample id (``<task>--<variant>``) the current sample runs."""
+ACTOR_KEY = "looplab:bench:actor"
+"""Store key: the actor the primary model plays (fallback roles play the same)."""
+
+
+def actor_of(model_name: str) -> str | None:
+    """``scripted-bench/oracle`` → ``oracle``; ``None`` for any other provider."""
+    provider, _, name = model_name.partition("/")
+    return name if provider == PROVIDER else None
+
+
+class BenchScriptedModelAPI(ScriptedModelAPI):
+    def _scenario_and_role(self) -> tuple[Scenario, str]:
+        sample_id = store().get(SAMPLE_KEY)
+        if sample_id is None:
+            raise RuntimeError(f"{PROVIDER}/{self.model_name}: no benchmark sample is active; "
+                               f"run the looplab_bench task")
+        actor = store().get(ACTOR_KEY) or self.model_name
+        if actor not in ACTORS:
+            raise RuntimeError(f"{PROVIDER}/{actor}: unknown actor; valid: "
+                               + ", ".join(f"{PROVIDER}/{a}" for a in ACTORS))
+        role = "primary" if self.model_name == actor else self.model_name
+        return as_scenario(str(sample_id), str(actor)), role
+
+
+@modelapi(name=PROVIDER)
+def scripted_bench() -> type:
+    return BenchScriptedModelAPI

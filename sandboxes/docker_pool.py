@@ -1,0 +1,227 @@
+"""Warm pools: sandbox containers created, started and given their command agent ahead of the
+samples that will use them, so a sample does not wait for the engine to make one.
+
+A pooled container is still used by exactly one sample and removed after it: the pool only moves
+creation earlier, it never reuses a container, so every sample starts from a fresh image.
+A pool exists per (config, task name) while a `task_init` for its config is active (refcounted:
+inspect runs one `task_init` per distinct config, and tests may run several); `task_cleanup`
+drains it. Pooled containers are tracked like any other, without a task scope until a sample
+takes one, so exit and signal hooks remove them too.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from .config import DockerSandboxConfig
+from .docker_agent import AgentHandle
+from .docker_engine import api_client, create_container, remove_container
+
+logger = logging.getLogger(__name__)
+
+_CREATE_WORKERS = 4
+"""Containers being made at once for all pools: enough to overlap the engine's round trips on a
+small machine without flooding it."""
+
+
+_CLOSE_WAIT_S = 120
+"""How long `close` waits for containers still being made (each takes about a second)."""
+
+
+@dataclass
+class Prepared:
+    """A started container with its agent running, not yet handed to a sample."""
+
+    container_id: str
+    name: str
+    agent: AgentHandle
+
+
+def prepare(config: DockerSandboxConfig, task_name: str) -> Prepared:
+    """Create and start a container and start its agent (blocking). The agent is optional:
+    without it (e.g. no python3 in the image) the sandbox falls back to `docker exec`."""
+    container_id, name = create_container(config, task_name)
+    agent = AgentHandle(api_client(), container_id)
+    try:
+        agent.get()
+    except BaseException:
+        remove_container(container_id)
+        raise
+    return Prepared(container_id, name, agent)
+
+
+def discard(prepared: Prepared) -> None:
+    prepared.agent.close()
+    remove_container(prepared.container_id)
+
+
+class WarmPool:
+    """Keeps `size` prepared containers ready; `take` hands one out, or the next one made."""
+
+    def __init__(self, config: DockerSandboxConfig, task_name: str, size: int) -> None:
+        self.config = config
+        self.task_name = task_name
+        self.size = size
+        self._lock = threading.Condition()  # notified whenever a creation has ended
+        self._ready: deque[Prepared] = deque()
+        self._waiters: deque[Future[Prepared]] = deque()
+        self._creating = 0
+        self.active = True
+
+    def take(self) -> Future[Prepared]:
+        """A future of a prepared container: done at once if one is ready."""
+        future: Future[Prepared] = Future()
+        with self._lock:
+            if not self.active:
+                raise RuntimeError("looplab-docker: the warm pool was closed")
+            if self._ready:
+                future.set_result(self._ready.popleft())
+            else:
+                self._waiters.append(future)
+        self._refill()
+        return future
+
+    def close(self, wait_s: float = _CLOSE_WAIT_S) -> None:
+        """Stop refilling and remove every container of the pool (blocking): the ready ones now,
+        those still being made as soon as they are (waited for). Waiting samples get an error."""
+        with self._lock:
+            self.active = False
+            ready, self._ready = list(self._ready), deque()
+            waiters, self._waiters = list(self._waiters), deque()
+        for future in waiters:
+            _fail(future, RuntimeError("looplab-docker: the task ended before a sandbox was ready"))
+        for prepared in ready:
+            _quietly(discard, prepared)
+        with self._lock:
+            if not self._lock.wait_for(lambda: self._creating <= 0, timeout=wait_s):
+                logger.warning("looplab-docker: %d pooled sandbox(es) still being made after "
+                               "%.0fs; exit hooks will remove them", self._creating, wait_s)
+
+    def _refill(self) -> None:
+        with self._lock:
+            if not self.active:
+                return
+            wanted = self.size + len(self._waiters) - len(self._ready) - self._creating
+            self._creating += max(wanted, 0)
+        for _ in range(max(wanted, 0)):
+            _executor().submit(self._create)
+
+    def _create(self) -> None:
+        if not self.active or not threading.main_thread().is_alive():
+            # Closed, or the interpreter is exiting (queued work still runs then): make nothing.
+            self._created()
+            return
+        try:
+            prepared = prepare(self.config, self.task_name)
+        except Exception as err:
+            with self._lock:
+                self._creating -= 1
+                self._lock.notify_all()
+                waiter = self._waiters.popleft() if self._waiters else None
+            # The sample that waits gets the engine's error (no retry loop against a broken engine).
+            logger.warning("looplab-docker: could not prepare a pooled sandbox: %s", err)
+            if waiter is not None:
+                _fail(waiter, err)
+            return
+        self._deliver(prepared)
+        self._refill()
+
+    def _deliver(self, prepared: Prepared) -> None:
+        while True:
+            with self._lock:
+                if not self.active:
+                    break
+                if not self._waiters:
+                    self._ready.append(prepared)
+                    self._creating -= 1
+                    self._lock.notify_all()
+                    return
+                waiter = self._waiters.popleft()
+            try:
+                waiter.set_result(prepared)
+            except InvalidStateError:
+                continue  # that sample was cancelled while it waited: next one
+            self._created()
+            return
+        # Closed while it was being made: remove it before `close` may return.
+        _quietly(discard, prepared)
+        self._created()
+
+    def _created(self) -> None:
+        with self._lock:
+            self._creating -= 1
+            self._lock.notify_all()
+
+
+def _fail(future: Future[Prepared], err: BaseException) -> None:
+    try:
+        future.set_exception(err)
+    except InvalidStateError:
+        pass  # cancelled meanwhile
+
+
+def _quietly(fn: object, *args: object) -> None:
+    try:
+        fn(*args)  # type: ignore[operator]
+    except Exception as err:  # the engine may be gone; exit hooks try again
+        logger.warning("looplab-docker: could not remove a pooled sandbox: %s", err)
+
+
+_executor_lock = threading.Lock()
+_executor_instance: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _executor_instance
+    with _executor_lock:
+        if _executor_instance is None:
+            _executor_instance = ThreadPoolExecutor(_CREATE_WORKERS, "looplab-docker-pool")
+        return _executor_instance
+
+
+class Pools:
+    """The process's warm pools, by config (refcounted by `task_init`/`task_cleanup`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users: dict[DockerSandboxConfig, int] = {}
+        self._pools: dict[tuple[DockerSandboxConfig, str], WarmPool] = {}
+
+    def acquire(self, config: DockerSandboxConfig) -> None:
+        """A task with `config` starts: samples of it may take from pools from now on."""
+        with self._lock:
+            self._users[config] = self._users.get(config, 0) + 1
+
+    def release(self, config: DockerSandboxConfig) -> None:
+        """A task with `config` ended: when none is left, close its pools (blocking)."""
+        with self._lock:
+            users = self._users.get(config, 0) - 1
+            if users > 0:
+                self._users[config] = users
+                return
+            self._users.pop(config, None)
+            closing = [p for key, p in self._pools.items() if key[0] == config]
+            for pool in closing:
+                del self._pools[(pool.config, pool.task_name)]
+        for pool in closing:
+            pool.close()
+
+    def pool_for(self, config: DockerSandboxConfig, task_name: str) -> WarmPool | None:
+        """The pool to take from, or None (no active task, or `warm` is 0)."""
+        if config.warm <= 0:
+            return None
+        with self._lock:
+            if config not in self._users:
+                return None
+            key = (config, task_name)
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = WarmPool(config, task_name, config.warm)
+            return pool
+
+
+POOLS = Pools()

@@ -1,0 +1,262 @@
+"""The command agent that runs *inside* a looplab-docker sandbox container (stdlib only).
+
+The provider starts it once per container with one `docker exec` and then sends every command,
+file read and file write of the sample over that exec's attached stdin/stdout, instead of paying
+a `docker exec` (a runc process start, several engine round trips) for each of them.
+
+Protocol: one JSON object per line each way. Requests carry an `id` and an `op` (`exec`, `read`,
+`write`, `rename`, `kill`); binary data travels base64-encoded. Each request but `kill` gets
+exactly one reply with the same `id`. The first line the agent prints is `{"ready": ...}`.
+
+Commands run as the agent's user (the container's default user), each in a session of its own
+with stdin from /dev/null unless input is given: what `docker exec` gives a command. Start
+failures answer exit code 126 as `docker exec` does. When stdin closes (the provider went away or
+the container is being removed) every running command's process group is killed.
+This file is read by the host and run with `python3 -c`; it must not import anything from looplab.
+"""
+
+import base64
+import errno
+import json
+import os
+import selectors
+import signal
+import stat
+import subprocess
+import sys
+import threading
+
+_OUT = sys.stdout.buffer
+_OUT_LOCK = threading.Lock()
+_RUNNING = {}  # request id -> Popen
+_RUNNING_LOCK = threading.Lock()
+_CHUNK = 65536
+
+
+def reply(message):
+    line = json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+    with _OUT_LOCK:
+        _OUT.write(line)
+        _OUT.flush()
+
+
+def b64(data):
+    return base64.b64encode(data).decode("ascii")
+
+
+class Tail:
+    """Keeps the last `limit` bytes written, and counts them all."""
+
+    def __init__(self, limit):
+        self.limit, self.total, self.chunks, self.kept = limit, 0, [], 0
+
+    def write(self, data):
+        self.total += len(data)
+        self.chunks.append(data)
+        self.kept += len(data)
+        while len(self.chunks) > 1 and self.kept - len(self.chunks[0]) >= self.limit:
+            self.kept -= len(self.chunks.pop(0))
+
+    def value(self):
+        data = b"".join(self.chunks)
+        return data[-self.limit:] if len(data) > self.limit else data
+
+
+def _feed(pipe, data):
+    # Its own thread: a command may fill its output pipes before it reads all of its input.
+    try:
+        pipe.write(data)
+    except OSError:
+        pass  # the command exited without reading everything, as with a closed pipe
+    try:
+        pipe.close()
+    except OSError:
+        pass
+
+
+def _start_failure(argv, cwd, err):
+    if cwd and not os.path.isdir(cwd):
+        why = f'chdir to cwd ("{cwd}") failed: no such file or directory'
+    elif isinstance(err, FileNotFoundError):
+        why = f'exec: "{argv[0]}": executable file not found in $PATH'
+    elif isinstance(err, PermissionError):
+        why = f'exec: "{argv[0]}": permission denied'
+    else:
+        why = f"{type(err).__name__}: {err}"
+    return {"rc": 126, "out": b64(f"exec failed: {why}\n".encode()), "err": "", "trunc": False}
+
+
+def _initial_environ():
+    # The environment `docker exec` gave this process, as it was at exec: Python itself may have
+    # added to os.environ since (LC_CTYPE, when it coerces a C locale).
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            pairs = [item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item]
+        return {os.fsdecode(k): os.fsdecode(v) for k, v in pairs}
+    except OSError:
+        return dict(os.environ)
+
+
+_BASE_ENV = _initial_environ()
+
+
+def op_exec(req):
+    argv, cwd, limit = req["argv"], req.get("cwd") or None, int(req["limit"])
+    env = dict(_BASE_ENV)
+    env.update(req.get("env") or {})
+    data = base64.b64decode(req["input"]) if req.get("input") is not None else None
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, start_new_session=True,
+            stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+    except (OSError, ValueError) as err:
+        return _start_failure(argv, cwd, err)
+    with _RUNNING_LOCK:
+        _RUNNING[req["id"]] = proc
+    try:
+        feeder = None
+        if data is not None:
+            feeder = threading.Thread(target=_feed, args=(proc.stdin, data), daemon=True)
+            feeder.start()
+        out, err = Tail(limit), Tail(limit)
+        _drain(proc, out, err)
+        rc = proc.wait()
+        if feeder is not None:
+            feeder.join(5)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.pop(req["id"], None)
+    # Death by signal N reads 128+N, as `docker exec` (and a shell) report it, not Python's -N.
+    return {"rc": rc if rc >= 0 else 128 - rc, "out": b64(out.value()), "err": b64(err.value()),
+            "trunc": out.total > limit or err.total > limit}
+
+
+def _drain(proc, out, err):
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ, out)
+        sel.register(proc.stderr, selectors.EVENT_READ, err)
+        open_pipes = 2
+        while open_pipes:
+            for key, _ in sel.select():
+                chunk = os.read(key.fd, _CHUNK)
+                if chunk:
+                    key.data.write(chunk)
+                else:
+                    sel.unregister(key.fileobj)
+                    key.fileobj.close()
+                    open_pipes -= 1
+
+
+def _file_error(err, path):
+    kind = {errno.ENOENT: "ENOENT", errno.ENOTDIR: "ENOENT", errno.EISDIR: "EISDIR",
+            errno.EACCES: "EACCES", errno.EPERM: "EACCES"}.get(err.errno, "OSERROR")
+    return {"error": kind, "message": f"{path}: {err.strerror or err}"}
+
+
+def op_read(req):
+    path, limit = req["path"], int(req["limit"])
+    try:
+        info = os.stat(path)  # follows symlinks, as a reader of the file would
+        if stat.S_ISDIR(info.st_mode):
+            return {"error": "EISDIR", "message": f"{path}: Is a directory"}
+        if not stat.S_ISREG(info.st_mode):
+            return {"error": "ENOENT", "message": f"{path}: not a regular file"}
+        if info.st_size > limit:
+            return {"error": "TOOBIG", "message": f"{path}: {info.st_size} bytes"}
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as err:
+        return _file_error(err, path)
+    if len(data) > limit:
+        return {"error": "TOOBIG", "message": f"{path}: over {limit} bytes"}
+    return {"data": b64(data)}
+
+
+def op_write(req):
+    # A temp file renamed over the target: readers see the old file or the new one, and the
+    # result is a fresh regular file (mode 0644) even where a file or symlink was.
+    path = req["path"]
+    parent = os.path.dirname(path) or "/"
+    if os.path.isdir(path):
+        return {"error": "EISDIR", "message": f"{path}: Is a directory"}
+    tmp = os.path.join(parent, f".{os.path.basename(path)}.looplab-{req['id']}")
+    try:
+        os.makedirs(parent, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(base64.b64decode(req["data"]))
+            os.fchmod(f.fileno(), 0o644)
+        os.replace(tmp, path)
+    except OSError as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return _file_error(err, path)
+    return {}
+
+
+def op_rename(req):
+    try:
+        os.replace(req["src"], req["dst"])
+    except OSError as err:
+        return _file_error(err, req["src"])
+    return {}
+
+
+def op_kill(req):
+    with _RUNNING_LOCK:
+        proc = _RUNNING.get(req["target"])
+    if proc is not None:
+        _kill_group(proc.pid)
+
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+OPS = {"exec": op_exec, "read": op_read, "write": op_write, "rename": op_rename}
+
+
+def handle(req):
+    try:
+        result = OPS[req["op"]](req)
+    except Exception as err:  # a bug or a resource limit (pids, memory): report, keep serving
+        result = {"error": "AGENT", "message": f"{type(err).__name__}: {err}"}
+    result["id"] = req["id"]
+    reply(result)
+
+
+def main():
+    try:
+        import pwd
+
+        name = pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        name = None
+    reply({"ready": True, "pid": os.getpid(), "uid": os.getuid(), "user": name})
+    for line in sys.stdin.buffer:
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        if req.get("op") == "kill":
+            op_kill(req)
+            continue
+        try:
+            threading.Thread(target=handle, args=(req,), daemon=True).start()
+        except RuntimeError as err:  # no thread to be had (pids limit): answer inline
+            reply({"id": req.get("id"), "error": "AGENT", "message": str(err)})
+    with _RUNNING_LOCK:
+        running = list(_RUNNING.values())
+    for proc in running:
+        _kill_group(proc.pid)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Warm pools: containers made ahead are still one per sample, fresh, and all removed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import container_exists
+
+from sandboxes.config import DockerSandboxConfig
+from sandboxes.docker_engine import labelled_containers
+from sandboxes.docker_provider import LooplabDockerSandbox
+
+pytestmark = pytest.mark.docker
+
+ROOT = Path(__file__).resolve().parents[2]
+HOLD = Path(__file__).with_name("hold_sandbox.py")
+
+
+@pytest.fixture
+def namespace(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A label namespace of this test's own, so it can count exactly its containers."""
+    value = f"test-pool-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("LOOPLAB_SANDBOX_NAMESPACE", value)
+    return value
+
+
+def test_pooled_samples_get_fresh_containers_and_task_cleanup_removes_the_rest(
+    namespace: str,
+) -> None:
+    config = DockerSandboxConfig(warm=3, memory="258m")
+
+    async def run() -> tuple[list[str], int]:
+        await LooplabDockerSandbox.task_init("startup", config)
+        ids = []
+        for n in range(4):
+            envs = await LooplabDockerSandbox.sample_init("pooled", config, {})
+            sb = envs["default"]
+            assert isinstance(sb, LooplabDockerSandbox)
+            ids.append(sb.container_id)
+            # Nothing a previous sample wrote is there: each sample has its own container.
+            assert (await sb.exec(["ls", "-A", "/workspace"])).stdout == ""
+            await sb.write_file("left-by-sample.txt", str(n))
+            await LooplabDockerSandbox.sample_cleanup("pooled", config, envs, False)
+        while_running = len(labelled_containers())  # the warm ones waiting for samples
+        await LooplabDockerSandbox.task_cleanup("shutdown", config, True)
+        return ids, while_running
+
+    ids, while_running = asyncio.run(run())
+    assert len(set(ids)) == 4
+    assert not any(container_exists(c) for c in ids)
+    assert while_running >= 1
+    assert labelled_containers() == []
+
+
+def test_a_signal_removes_warm_containers_too(namespace: str) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, str(HOLD), "pool"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "LOOPLAB_SANDBOX_NAMESPACE": namespace},
+    )
+    try:
+        assert proc.stdout is not None
+        container_id = proc.stdout.readline().strip()
+        assert container_id, proc.communicate(timeout=60)
+        assert len(labelled_containers()) >= 2  # the sample's and at least one warm one
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGTERM
+        assert labelled_containers() == []
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_warm_is_validated() -> None:
+    with pytest.raises(ValueError, match="warm"):
+        DockerSandboxConfig(warm=-1)
