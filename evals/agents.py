@@ -18,7 +18,7 @@ from inspect_ai.util import sandbox, store
 
 from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
-from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, sample_proxy
+from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, real_chain, sample_proxy
 from evals.scripted_provider import SCENARIO_KEY
 from harness import Agent, HarnessConfig, Model
 from harness.events import RunEvent
@@ -86,9 +86,8 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
         if proxy is None:
             return await run(state, [InspectModel(get_model()), *map(_fallback_model, names[1:])])
         scenario = get_scenario(str(state.metadata["scenario_id"]))
-        # As many real fallbacks as the scenario has fallback roles: "no fallback" stays true.
-        names = names[:1 + len(scenario.fallback_models)]
-        async with sample_proxy(proxy, scenario, names[0], names[1:]) as fp:
+        names = real_chain(scenario, names[0], names[1:])
+        async with sample_proxy(proxy, scenario, names[0], fallbacks or []) as fp:
             try:
                 real = scenario.real_model.harness if scenario.real_model else {}
                 return await run(state, [InspectModel(proxied_model(n, fp.port)) for n in names],

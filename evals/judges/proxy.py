@@ -180,3 +180,39 @@ def proxy_prefix_reuse(p: ReuseParams) -> JudgeFn:
                        f"over {len(shares)} follow-up request(s)")
 
     return run
+
+
+class ProfileOrderParams(JudgeParams):
+    cooldowns: dict[str, float] = Field(min_length=2)
+    """Auth profile (API key) → the Retry-After its fault advertised."""
+
+
+@judge("proxy_profile_order", ProfileOrderParams)
+def proxy_profile_order(p: ProfileOrderParams) -> JudgeFn:
+    """When every profile is cooling down, the next request must use the one whose cooldown
+    ends first (keys appear in the log as ids: they are compared by id)."""
+
+    async def run(ev: Evidence) -> Verdict:
+        from evals.realmodel.schedule import key_id
+
+        log = _log(ev)
+        if log is None:
+            return _not_scored("no proxy log (not a proxied run)")
+        ids = {key_id(k): k for k in p.cooldowns}
+        best = min(p.cooldowns, key=lambda k: p.cooldowns[k])
+        failed: set[str] = set()
+        for e in log:
+            profile = ids.get(e.get("key_id") or "")
+            if profile is None:
+                continue
+            if e.get("action") != "forwarded":
+                failed.add(profile)
+            elif failed >= set(p.cooldowns):
+                return Verdict(profile == best, p.cooldowns[profile], "s cooldown",
+                               f"all profiles cooling: the next request used {profile} "
+                               f"(soonest: {best}, {p.cooldowns[best]:g} s)")
+        return Verdict(False, None, "s cooldown",
+                       f"no request after every profile was cooling ({len(failed)} of "
+                       f"{len(p.cooldowns)} faulted); run ended {ev.exit_status}")
+
+    return run

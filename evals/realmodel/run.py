@@ -28,7 +28,7 @@ from evals.realmodel.serve import healthy
 DEFAULT_BASE = "http://127.0.0.1:8000"
 DEFAULT_SCENARIOS = ("provider-quota-fallback,provider-overloaded-fallback,provider-auth-fallback,"
                      "provider-rate-limit-backoff,provider-bad-request-stops,provider-all-exhausted,"
-                     "prompt-prefix-stability")
+                     "provider-profile-cooldown-order,prompt-prefix-stability")
 PREFIX_KEY = "looplab_prefix_cache"
 
 

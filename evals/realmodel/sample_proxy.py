@@ -28,13 +28,30 @@ def served_name(model: str) -> str:
     return model.partition("@")[0].split("/")[-1]
 
 
+def _role(model: str) -> str:
+    """``scripted/backup@key-a`` → ``backup``."""
+    return model.partition("@")[0].split("/", 1)[-1]
+
+
 def roles_for(scenario: Scenario, fallbacks: list[str]) -> dict[str, str]:
-    """Scenario fault roles → served names: the scenario's i-th fallback role (``scripted/backup``
-    → ``backup``) is the i-th fallback given on the command line."""
-    roles: dict[str, str] = {}
-    for role_model, real in zip(scenario.fallback_models, fallbacks, strict=False):
-        roles[role_model.partition("@")[0].split("/", 1)[-1]] = served_name(real)
-    return roles
+    """Scenario fault roles → real model names: the scenario's i-th distinct fallback role
+    (``scripted/backup`` → ``backup``) is the i-th fallback given on the command line."""
+    roles = list(dict.fromkeys(_role(m) for m in scenario.fallback_models))
+    return dict(zip(roles, fallbacks, strict=False))
+
+
+def real_chain(scenario: Scenario, primary: str, fallbacks: list[str]) -> list[str]:
+    """The model chain for a proxied sample: the primary, then one entry per scenario fallback
+    whose role has a real fallback, keeping its auth profile (``@key``) so per-key faults
+    apply. A scenario without fallbacks gets none ("no fallback" stays true)."""
+    roles = roles_for(scenario, fallbacks)
+    chain = [primary]
+    for m in scenario.fallback_models:
+        real = roles.get(_role(m))
+        if real is not None:
+            key = m.partition("@")[2]
+            chain.append(f"{real}@{key}" if key else real)
+    return chain
 
 
 def proxied_model(name: str, port: int) -> InspectAIModel:
@@ -58,7 +75,8 @@ async def sample_proxy(upstream: str, scenario: Scenario, primary: str,
     """Run a proxy for one sample; yields it started (``proxy.port``, ``proxy.entries``)."""
     spec = scenario.real_model
     faults = spec.faults if spec and spec.faults is not None else scenario.faults
-    schedule = from_fault_rules(faults, served_name(primary), roles_for(scenario, fallbacks))
+    roles = {role: served_name(real) for role, real in roles_for(scenario, fallbacks).items()}
+    schedule = from_fault_rules(faults, served_name(primary), roles)
     proxy = FaultProxy(upstream, schedule)
     await proxy.start()
     try:

@@ -107,8 +107,11 @@ def from_fault_rules(
                          "tell summarisation requests from work turns")
             continue
         model = "*" if f.model == "*" else roles.get(f.model, f.model)
-        rules.append(ProxyRule(model=model, kind=f.kind, from_call=f.from_call,
-                               until_call=f.until_call, retry_after=f.retry_after))
+        # A profile is an API key: the proxy counts calls per model and key, as the actor
+        # counts a profile's calls.
+        rules.append(ProxyRule(model=model, api_key=f.profile or "*", kind=f.kind,
+                               from_call=f.from_call, until_call=f.until_call,
+                               retry_after=f.retry_after))
     return Schedule(rules=rules, notes=notes)
 
 

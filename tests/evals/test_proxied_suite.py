@@ -147,3 +147,14 @@ def test_prefix_reuse_is_judged_from_the_proxy(tmp_path, upstream):
     assert looplab["items"]["prompt.prefix_stable"]["passed"] is True, looplab["items"]
     assert seed004["items"]["prompt.prefix_stable"]["passed"] is False, seed004["items"]
     assert seed004["items"]["prompt.prefix_stable"]["figure"] < 0.9
+
+
+def test_profile_cooldown_order_is_judged_from_the_proxy(tmp_path, upstream):
+    """Three keys of the fallback model, each rate-limited once with a different Retry-After:
+    looplab waits for the soonest (key-b, 2 s); naive has no fallback chain at all."""
+    looplab = _run(tmp_path, upstream, "looplab", "provider-profile-cooldown-order")
+    verdict = looplab["items"]["provider.cooldown_order"]
+    assert verdict["passed"] is True, (verdict, looplab["proxy"])
+    assert [e["action"] for e in looplab["proxy"]][:4] == ["quota_exceeded"] + ["rate_limit"] * 3
+    naive = _run(tmp_path, upstream, "naive", "provider-profile-cooldown-order")
+    assert naive["items"]["provider.cooldown_order"]["passed"] is False
