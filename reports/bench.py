@@ -17,15 +17,15 @@ from pathlib import Path
 import pandas as pd
 
 from reports.fmt import md_escape, num, rate
-from reports.logdir import ReportError, run_name
-from reports.observations import clean, config_labels, parse_json
+from reports.load import read_task_logs
+from reports.logdir import run_name
+from reports.observations import clean, parse_json
 from reports.serving import EXPLAIN, logs_in, serving_rows, table_rows
 from reports.serving import HEADER as SERVING_HEADER
 from reports.serving import markdown_section as serving_section
 
 TASK_NAME = "looplab_bench"
 SCORER = "bench"
-_SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 ROW_COLUMNS = ["config", "model", "sample_id", "task", "variant", "hostile", "epoch", "status",
                "error", "success", "verified", "canary", "tokens", "wall_s", "turns",
                "exit_status", "explanation"]
@@ -45,23 +45,8 @@ class BenchRun:
 
 def load_bench(logdir: Path) -> BenchRun:
     """Read every benchmark log under ``logdir`` (already resolved)."""
-    from inspect_ai.analysis import SampleScores, SampleSummary, evals_df, samples_df
-
-    try:
-        evals = evals_df(str(logdir), quiet=True)
-    except Exception as e:  # a damaged log: name the directory, not a traceback
-        raise ReportError(f"log directory {logdir}: cannot read logs: {type(e).__name__}: {e}") from e
-    tasks = sorted(set(evals["task_name"].astype(str))) if not evals.empty else []
-    evals = evals[evals["task_name"] == TASK_NAME] if not evals.empty else evals
-    if evals.empty:
-        raise ReportError(f"log directory {logdir} holds no benchmark logs (task {TASK_NAME}); "
-                          f"found tasks: {', '.join(tasks) or 'none'}")
-    evals = config_labels(evals)
-    try:
-        raw = samples_df(list(evals["log"]), columns=SampleSummary + SampleScores, full=True,
-                         quiet=True, exclude_fields=_SKIP_FIELDS)
-    except Exception as e:
-        raise ReportError(f"log directory {logdir}: cannot read samples: {type(e).__name__}: {e}") from e
+    evals, raw = read_task_logs(logdir, TASK_NAME, "benchmark logs", {
+        "looplab_suite": "for a scenario run use: python -m reports scorecard LOGDIR"})
     rows = _rows(raw, evals)
     configs = list(evals.sort_values("order")["config"].drop_duplicates())
     variants = list(dict.fromkeys(["clean", *rows["variant"]])) if len(rows) else []

@@ -43,8 +43,11 @@ class RunData:
     """Things the reader should know (duplicate logs, unreadable logs...)."""
 
 
-def load_run(logdir: Path) -> RunData:
-    """Read every looplab log under ``logdir`` (already resolved by ``resolve_logdir``)."""
+def read_task_logs(logdir: Path, task_name: str, what: str,
+                   hints: dict[str, str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The logs of ``task_name`` under ``logdir`` (labelled by configuration) and their samples,
+    as DataFrames. Raises ``ReportError`` naming the directory when they cannot be read or there
+    are none (``what``: how to call them; ``hints``: other task name → what to run instead)."""
     from inspect_ai.analysis import SampleScores, SampleSummary, evals_df, samples_df
 
     try:
@@ -54,11 +57,10 @@ def load_run(logdir: Path) -> RunData:
     if evals.empty:
         raise ReportError(f"log directory {logdir} holds no inspect logs")
     tasks = sorted(set(evals["task_name"].astype(str)))
-    evals = evals[evals["task_name"] == TASK_NAME]
+    evals = evals[evals["task_name"] == task_name]
     if evals.empty:
-        hint = ("; for a benchmark run use: python -m reports bench LOGDIR"
-                if "looplab_bench" in tasks else "")
-        raise ReportError(f"log directory {logdir} holds no looplab logs (task {TASK_NAME}); "
+        hint = "".join(f"; {h}" for t, h in (hints or {}).items() if t in tasks)
+        raise ReportError(f"log directory {logdir} holds no {what} (task {task_name}); "
                           f"found tasks: {', '.join(tasks)}{hint}")
     evals = config_labels(evals)
     try:
@@ -66,7 +68,13 @@ def load_run(logdir: Path) -> RunData:
                          quiet=True, exclude_fields=_SKIP_FIELDS)
     except Exception as e:
         raise ReportError(f"log directory {logdir}: cannot read samples: {_one_line(e)}") from e
+    return evals, raw
 
+
+def load_run(logdir: Path) -> RunData:
+    """Read every looplab log under ``logdir`` (already resolved by ``resolve_logdir``)."""
+    evals, raw = read_task_logs(logdir, TASK_NAME, "looplab logs", {
+        "looplab_bench": "for a benchmark run use: python -m reports bench LOGDIR"})
     samples, notes = sample_rows(raw, evals)
     samples = missing_rows(samples, evals)
     items = item_rows(samples)
