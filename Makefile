@@ -72,7 +72,7 @@ test: venv ## Run the whole test suite in parallel (brings up Docker and Chromiu
 	@if [ "$$LOOPLAB_REQUIRE_VLLM" = 1 ]; then $(MAKE) --no-print-directory vllm-env; fi
 	$(PY) -m pytest -n auto -q $(PYTEST_ARGS)
 
-test-unit: venv ## Run only the tests that need neither Docker nor a browser
+test-unit: venv ## Run only the tests that need neither Docker, a browser nor vLLM
 	$(PY) -m pytest -n auto -q -m "not docker and not browser and not vllm" $(PYTEST_ARGS)
 
 check: venv ## Lint (ruff) and type-check (mypy) our packages
@@ -95,7 +95,7 @@ vllm: venv ## Serve MODEL (default: the embedded SmolLM2) with vLLM on 127.0.0.1
 real: venv ## Provider and prefix-cache scenarios against the vLLM server (make vllm) through the fault proxy
 	$(PY) -m evals real --configs $(REAL_CONFIGS) --sandbox $(SANDBOX)
 
-bench: venv ## Benchmark tasks clean vs hostile (BENCH_MODEL=scripted-bench/oracle, or a served model with make vllm)
+bench: venv ## Benchmark tasks clean vs hostile: scripted oracle, or BENCH_ARGS=--real for the model `make vllm` serves
 	$(PY) -m evals bench --configs $(CONFIGS) --model $(BENCH_MODEL) --sandbox $(SANDBOX) $(BENCH_ARGS)
 
 vllm-stop: ## Stop the vLLM server started by `make vllm`
