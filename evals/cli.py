@@ -96,12 +96,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     return rc
 
 
+def cost_weight(config: str) -> int:
+    """Relative eval cost of a configuration: a fixed part per sample plus one per enabled
+    control (fitted to one full-matrix run: about 12 : 1). Peers count as five controls."""
+    from evals.task import PEERS
+    from harness.presets import get_preset
+
+    if config in PEERS:
+        return 12 + 5
+    dump = get_preset(config).model_dump()
+    return 12 + sum(1 for v in dump.values() if isinstance(v, dict) and v.get("enabled"))
+
+
+def balanced_groups(configs: list[str], n: int) -> list[list[str]]:
+    """Split ``configs`` over ``n`` processes, heaviest first onto the lightest process."""
+    groups: list[list[str]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for config in sorted(configs, key=cost_weight, reverse=True):
+        i = loads.index(min(loads))
+        groups[i].append(config)
+        loads[i] += cost_weight(config)
+    return [g for g in groups if g]
+
+
 def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) -> int:
     """Run the configurations in ``args.processes`` processes writing to one log directory
     (inspect's eval loop uses one core; a second process uses the second), then one report.
     The first process shows inspect's display; the others run quietly and say when done."""
     n = min(args.processes, len(configs))
-    groups = [configs[i::n] for i in range(n)]
+    groups = balanced_groups(configs, n)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     log_dir = Path(args.log_dir or ROOT / "logs" / stamp)
     log_dir.mkdir(parents=True, exist_ok=True)
