@@ -24,7 +24,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from .docker_io import _HEADER, _STDOUT
+from .docker_io import _STDOUT, take_frames
 
 logger = logging.getLogger(__name__)
 
@@ -182,12 +182,7 @@ class AgentChannel:
                 if not chunk:
                     break
                 frames += chunk
-                while len(frames) >= _HEADER.size:
-                    stream, size = _HEADER.unpack_from(frames)
-                    if len(frames) < _HEADER.size + size:
-                        break
-                    payload = bytes(frames[_HEADER.size : _HEADER.size + size])
-                    del frames[: _HEADER.size + size]
+                for stream, payload in take_frames(frames):
                     if stream == _STDOUT:
                         line += payload
                         self._dispatch_lines(line)

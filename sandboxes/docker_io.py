@@ -13,6 +13,7 @@ import struct
 import tarfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +114,18 @@ def _start_stdin_writer(raw: Any, data: bytes) -> threading.Thread:
     return thread
 
 
+def take_frames(pending: bytearray) -> Iterator[tuple[int, bytes]]:
+    """Complete frames of Docker's multiplexed stream (8-byte header: stream id, size) taken
+    off the front of ``pending`` as ``(stream, payload)``; a partial frame stays there."""
+    while len(pending) >= _HEADER.size:
+        stream, size = _HEADER.unpack_from(pending)
+        if len(pending) < _HEADER.size + size:
+            return
+        payload = bytes(pending[_HEADER.size : _HEADER.size + size])
+        del pending[: _HEADER.size + size]
+        yield stream, payload
+
+
 def _read_frames(raw: Any, out: TailBuffer, err: TailBuffer) -> None:
     pending = bytearray()
     while True:
@@ -120,12 +133,7 @@ def _read_frames(raw: Any, out: TailBuffer, err: TailBuffer) -> None:
         if not chunk:
             return
         pending += chunk
-        while len(pending) >= _HEADER.size:
-            stream, size = _HEADER.unpack_from(pending)
-            if len(pending) < _HEADER.size + size:
-                break
-            payload = bytes(pending[_HEADER.size : _HEADER.size + size])
-            del pending[: _HEADER.size + size]
+        for stream, payload in take_frames(pending):
             (err if stream == _STDERR else out).write(payload)
 
 
