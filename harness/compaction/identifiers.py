@@ -48,18 +48,27 @@ def _valid(kind: str, token: str) -> bool:
 def extract_identifiers(text: str) -> list[tuple[str, str]]:
     """``(kind, identifier)`` pairs found in ``text``, most opaque kinds first, in order of first
     appearance within a kind, without duplicates."""
-    seen: set[str] = set()
+    return [(kind, token) for kind, token, _ in _scan_identifiers(text)]
+
+
+def _scan_identifiers(text: str) -> list[tuple[str, str, int]]:
+    """``(kind, identifier, offset of its last match)``, in ``extract_identifiers`` order. The
+    offsets come from the same pass: looking each identifier up again in a multi-megabyte tool
+    output is quadratic (a 4 MB output holds ~10^5 checksums)."""
+    last: dict[str, int] = {}
     found: list[tuple[str, str]] = []
     for kind, pattern in _PATTERNS:
         def blank(m: re.Match[str], kind: str = kind) -> str:
             token = m.group(0).rstrip(_TRAILING)
-            if _valid(kind, token) and token not in seen:
-                seen.add(token)
+            if token not in last:
+                if not _valid(kind, token):
+                    return " " * len(m.group(0))
                 found.append((kind, token))
+            last[token] = m.start()
             return " " * len(m.group(0))
 
         text = pattern.sub(blank, text)
-    return found
+    return [(kind, token, last[token]) for kind, token in found]
 
 
 def _line_around(text: str, token: str, width: int = 160) -> str:
@@ -108,6 +117,20 @@ def _progress_in(summary: str, done: str, total: str) -> bool:
     return bool(re.search(rf"(?<!\d){done}\s*(?:/|of|out of)\s*{total}(?!\d)", summary))
 
 
+_SCAN_HEAD, _SCAN_TAIL = 50_000, 200_000
+"""Characters of the replaced text that are checked: the start (the task, early decisions) and
+the most recent part. A compacted history fits the context window and is checked whole; only an
+oversize tool output being summarised exceeds this. Such an output (megabytes) holds ~10^5
+identifiers, far more than the block may restore (``max_identifiers``, most recent first), and
+scanning all of it costs seconds of CPU while every other sample of the process waits."""
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= _SCAN_HEAD + _SCAN_TAIL:
+        return text
+    return text[:_SCAN_HEAD] + "\n" + text[-_SCAN_TAIL:]
+
+
 @dataclass
 class Verification:
     """What the summary lost, and the verbatim block that restores it."""
@@ -130,15 +153,16 @@ def verify_summary(
     max_identifiers: int = 60,
 ) -> Verification:
     """Compare ``summary`` with the texts it replaced; build the block of what it lost."""
-    text = "\n".join(sources)
+    text = _bounded("\n".join(sources))
     result = Verification()
     parts: list[str] = []
     if identifiers:
-        missing = [(k, t) for k, t in extract_identifiers(text) if t not in summary]
-        if len(missing) > max_identifiers:  # over the cap: most opaque kinds, then most recent
+        scanned = [(k, t, at) for k, t, at in _scan_identifiers(text) if t not in summary]
+        if len(scanned) > max_identifiers:  # over the cap: most opaque kinds, then most recent
             rank = {k: i for i, (k, _) in enumerate(_PATTERNS)}
-            missing.sort(key=lambda kt: (rank[kt[0]], -text.rfind(kt[1])))
-            missing = missing[:max_identifiers]
+            scanned.sort(key=lambda kta: (rank[kta[0]], -kta[2]))
+            scanned = scanned[:max_identifiers]
+        missing = [(k, t) for k, t, _ in scanned]
         result.missing_identifiers = [t for _, t in missing]
         if missing:
             lines, shown = [], set()

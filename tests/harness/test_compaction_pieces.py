@@ -79,3 +79,16 @@ def test_window_is_read_from_provider_errors() -> None:
     msg = "This model's maximum context length is 4,096 tokens. However, you requested 5000 tokens."
     assert window_from_error(msg) == 4096
     assert window_from_error("context length exceeded") is None
+
+
+def test_verify_summary_on_a_multi_megabyte_output_restores_the_most_recent_identifiers() -> None:
+    # ~4 MB of checksum lines (10^5 identifiers): the block restores the cap's worth of the most
+    # recent ones, and a URL (a more opaque kind) still ranks first. This output once took
+    # minutes (a rescan of the whole text per identifier) and froze every other sample.
+    lines = [f"shard {i:06d} checksum {i * 7919 % 16**12:012x}" for i in range(150_000)]
+    lines.insert(149_000, "mirror at https://mirror.example.org/shards/latest")
+    result = verify_summary("All shards were checked.", ["\n".join(lines)], max_identifiers=10)
+    assert result.missing_identifiers[0] == "https://mirror.example.org/shards/latest"
+    expected_latest = [f"{i * 7919 % 16**12:012x}" for i in range(149_999, 149_990, -1)]
+    assert result.missing_identifiers[1:] == expected_latest
+    assert "shard 149999 checksum" in result.block
