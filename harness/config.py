@@ -20,7 +20,7 @@ from harness.context_config import (
     ReflectionConfig,
     SkillsConfig,
 )
-from harness.discipline_config import VerifyDoneConfig
+from harness.discipline_config import ContractFirstConfig, VerifyDoneConfig
 from harness.execution.config import DeadlinesConfig, ParallelToolsConfig, ReplayConfig
 from harness.runtime_config import BootstrapOnceConfig
 from harness.security.config import (
@@ -236,6 +236,12 @@ class ObservabilityConfig(_Strict):
     """What started the run: ``user``, ``cron``, ``heartbeat``..."""
     channel: str | None = None
     """Where the run came from (``terminal``, ``slack``...)."""
+    record_file: str | None = ".looplab/runs.jsonl"
+    """Run log: at each run's end its record is appended here as one JSON line, relative to the
+    workspace root and written through the ``Workspace`` (so it works in any sandbox). Events
+    and log lines vanish with the process; this file is what an operator, a dashboard or a
+    black-box scorer reads afterwards. Redacted like the transcript when ``redaction`` or
+    ``transcript.redact`` is on. ``None``: event and log line only."""
 
 
 TriageDecision = Literal["drop", "notify", "spawn_reactor", "spawn_orchestrator"]
@@ -372,6 +378,7 @@ class HarnessConfig(_Strict):
     skills: SkillsConfig = SkillsConfig()
     reflection: ReflectionConfig = ReflectionConfig()
     verify_done: VerifyDoneConfig = VerifyDoneConfig()
+    contract_first: ContractFirstConfig = ContractFirstConfig()
     bootstrap_once: BootstrapOnceConfig = BootstrapOnceConfig()
 
     def controls_on(self) -> list[str]:

@@ -42,7 +42,8 @@ class AgentRunEvent(BaseModel):
     run_id: str
     """Unique per run."""
     session_id: str
-    """Unique per conversation (one ``Agent``)."""
+    """Unique per conversation: the ``Session``'s id (also its transcript's name), else one per
+    ``Agent``."""
     session_key: str
     """Stable human-readable key of the session (``alice@terminal``)."""
     provider: str

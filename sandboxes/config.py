@@ -63,9 +63,32 @@ class DockerSandboxConfig(BaseModel):
 
     warm: int = 4
     """Containers kept created and started ahead of need, per task and config, while a task
-    with this config runs (0: make each sample's container when the sample starts). Each is
-    still used by one sample only and removed after it; this only takes container start-up off
-    the sample's path. Samples run without `task_init` (direct provider use) never pool."""
+    with this config runs (0: make each sample's container when the sample starts). This only
+    takes container start-up off the sample's path. Samples run without `task_init` (direct
+    provider use) never pool, and so are never reused either."""
+
+    reuse: bool = True
+    """Let a container that served a sample serve a later sample of a task with this config,
+    when, and only when, it is shown to be what a fresh container would be. At sample end
+    (not interrupted, agent alive) every process but the container's init and main process is
+    killed; the workdir and `scratch_dirs` are emptied and get back their owner, mode and
+    times; the state `docker diff` cannot see (writable mounts such as /dev and /etc/hosts,
+    System V IPC, the kept processes) must match its record from before the first sample; and
+    `docker diff` must show no file added, changed or deleted anywhere else. Otherwise the
+    container is removed as without reuse. Guaranteed: the next sample sees no file, process,
+    background job, environment change or IPC object of the previous one. Not restored: the
+    ctime/inode numbers of the emptied directories, and a process that deliberately ptraces
+    the container's kept processes (init, main process, command agent) could outlive its
+    sample; use `reuse: false` (or LOOPLAB_SANDBOX_REUSE=0 for a whole run) against that."""
+
+    max_reuses: int = 50
+    """How many later samples one container may serve before it is removed (bounds whatever
+    drift the checks above do not cover)."""
+
+    scratch_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")
+    """Directories a sample may write to besides the workdir and still leave its container
+    reusable: they are emptied between samples, so they must be empty in the image. A write
+    anywhere else (/etc, /opt, a home directory) makes the container single-use."""
 
     @field_validator("env", "files", mode="before")
     @classmethod
@@ -109,6 +132,21 @@ class DockerSandboxConfig(BaseModel):
     def _check_warm(cls, value: int) -> int:
         if not 0 <= value <= 64:
             raise ValueError(f"warm must be between 0 and 64 containers, got {value}")
+        return value
+
+    @field_validator("max_reuses")
+    @classmethod
+    def _check_max_reuses(cls, value: int) -> int:
+        if not 1 <= value <= 10_000:
+            raise ValueError(f"max_reuses must be between 1 and 10000, got {value}")
+        return value
+
+    @field_validator("scratch_dirs")
+    @classmethod
+    def _check_scratch_dirs(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for path in value:
+            if not path.startswith("/") or path.rstrip("/") == "":
+                raise ValueError(f"scratch_dirs: {path!r} must be an absolute path other than '/'")
         return value
 
     @field_validator("workdir")

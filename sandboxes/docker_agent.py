@@ -288,6 +288,23 @@ class AgentHandle:
             if self._channel is not None:
                 self._channel.close()
 
+    def hand_over(self) -> AgentChannel | None:
+        """Give up this handle's live channel without closing it (for a container that goes on
+        to another sample): from now on this handle has no agent. None when none is live."""
+        with self._lock:
+            channel = self.ready()
+            self.disabled = True
+            self._channel = None
+            return channel
+
+    @classmethod
+    def adopt(cls, api: Any, container_id: str, channel: AgentChannel) -> AgentHandle:
+        """A new handle on a channel handed over by another (the next sample's handle)."""
+        handle = cls(api, container_id)
+        handle._channel = channel
+        handle._starts = 1
+        return handle
+
     async def call(self, op: str, deadline_s: float | None, **fields: Any) -> dict[str, Any] | None:
         """Send one request and wait for its reply; None when there is no agent to ask (use the
         Docker API instead). Raises ChannelClosedError when the stream ends after the request

@@ -254,9 +254,11 @@ class _Tracked:
         self._lock = threading.RLock()
         self._items: dict[str, tuple[DockerSandboxConfig, str | None]] = {}
 
-    def add(self, container_id: str, config: DockerSandboxConfig) -> None:
+    def add(self, container_id: str, config: DockerSandboxConfig, *, pooled: bool = False) -> None:
+        """Track (or re-scope) a container: in the current task's scope, or in none when it
+        is `pooled` (waiting in a warm pool: no task's `task_cleanup` may remove it)."""
         with self._lock:
-            self._items[container_id] = (config, TASK_SCOPE.get())
+            self._items[container_id] = (config, None if pooled else TASK_SCOPE.get())
 
     def discard(self, container_id: str) -> None:
         with self._lock:

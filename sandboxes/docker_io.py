@@ -7,6 +7,7 @@ keeping the tail as inspect's own docker sandbox does), and the read honours a h
 
 from __future__ import annotations
 
+import base64
 import io
 import socket
 import struct
@@ -16,6 +17,24 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """One command for a sandbox, as the provider hands it to the agent or to `run_exec`."""
+
+    argv: list[str]
+    stdin: bytes | None
+    workdir: str
+    env: dict[str, str] | None
+    user: str | None
+    deadline_s: float | None
+    output_limit: int
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
 
 _HEADER = struct.Struct(">BxxxL")  # Docker's multiplexed stream frame: stream id, payload size
 _STDOUT, _STDERR = 1, 2

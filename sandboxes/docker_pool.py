@@ -1,12 +1,13 @@
 """Warm pools: sandbox containers created, started and given their command agent ahead of the
 samples that will use them, so a sample does not wait for the engine to make one.
 
-A pooled container is still used by exactly one sample and removed after it: the pool only moves
-creation earlier, it never reuses a container, so every sample starts from a fresh image.
-A pool exists per (config, task name) while a `task_init` for its config is active (refcounted:
-inspect runs one `task_init` per distinct config, and tests may run several); `task_cleanup`
-drains it. Pooled containers are tracked like any other, without a task scope until a sample
-takes one, so exit and signal hooks remove them too.
+The pool also takes back a container a sample has finished with when `docker_reuse.recycle`
+has shown it to be as fresh (`give_back`); otherwise that container is removed, so every sample
+starts from the image or from something proven the same. A pool exists per (config, task name)
+while a `task_init` for its config is active (refcounted: inspect runs one `task_init` per
+distinct config, and tests may run several); `task_cleanup` drains it. Pooled containers, made
+or given back, are tracked like any other, without a task scope until a sample takes one, so
+exit and signal hooks remove them too.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 
 from .config import DockerSandboxConfig
 from .docker_agent import AgentHandle
-from .docker_engine import api_client, create_container, remove_container
+from .docker_engine import TRACKED, api_client, create_container, remove_container
+from .docker_reuse import Baseline, recycle, reuse_enabled, take_baseline
 
 logger = logging.getLogger(__name__)
 
@@ -39,19 +41,54 @@ class Prepared:
     container_id: str
     name: str
     agent: AgentHandle
+    baseline: Baseline | None = None
+    """The container as it was fresh, when it may be reused (see docker_reuse)."""
+    reuses: int = 0
+    """How many samples used it before the one it is for now."""
 
 
 def prepare(config: DockerSandboxConfig, task_name: str) -> Prepared:
     """Create and start a container and start its agent (blocking). The agent is optional:
-    without it (e.g. no python3 in the image) the sandbox falls back to `docker exec`."""
+    without it (e.g. no python3 in the image) the sandbox falls back to `docker exec`, and the
+    container is not reused."""
     container_id, name = create_container(config, task_name)
     agent = AgentHandle(api_client(), container_id)
     try:
-        agent.get()
+        channel = agent.get()
+        baseline = None
+        if channel is not None and reuse_enabled(config):
+            baseline = take_baseline(channel, api_client(), container_id, config)
     except BaseException:
+        agent.close()
         remove_container(container_id)
         raise
-    return Prepared(container_id, name, agent)
+    return Prepared(container_id, name, agent, baseline)
+
+
+def give_back_if_fresh(
+    prepared: Prepared, agent: AgentHandle, config: DockerSandboxConfig, task_name: str
+) -> bool:
+    """After a sample (not interrupted): recycle its container and give it back to its pool
+    (blocking). False when it may not be reused: the caller removes it."""
+    baseline = prepared.baseline
+    if baseline is None or prepared.reuses >= config.max_reuses or not reuse_enabled(config):
+        return False
+    pool = POOLS.pool_for(config, task_name)
+    channel = agent.hand_over()  # the finished sample's handle reaches the agent no more
+    if channel is None:
+        return False  # the agent is gone (or was never there): nothing to vouch for it
+    if pool is not None:
+        why_not = recycle(channel, api_client(), prepared.container_id, baseline)
+        if why_not is None:
+            again = Prepared(prepared.container_id, prepared.name,
+                             AgentHandle.adopt(api_client(), prepared.container_id, channel),
+                             baseline, prepared.reuses + 1)
+            if pool.give_back(again):
+                return True
+        else:
+            logger.info("looplab-docker: %s not reused: %s", prepared.name, why_not)
+    channel.close()
+    return False
 
 
 def discard(prepared: Prepared) -> None:
@@ -84,6 +121,25 @@ class WarmPool:
                 self._waiters.append(future)
         self._refill()
         return future
+
+    def give_back(self, prepared: Prepared) -> bool:
+        """Take back a recycled container for the next sample; False (the caller removes it)
+        when the pool is closed."""
+        with self._lock:
+            if not self.active:
+                return False
+            # Pooled again: no task's `task_cleanup` may remove it, only the pool's own close.
+            TRACKED.add(prepared.container_id, self.config, pooled=True)
+            while self._waiters:
+                waiter = self._waiters.popleft()
+                try:
+                    waiter.set_result(prepared)
+                    return True
+                except InvalidStateError:
+                    continue  # that sample was cancelled while it waited: next one
+            # Used first, ahead of fresh ones: fewer containers stay alive.
+            self._ready.appendleft(prepared)
+            return True
 
     def close(self, wait_s: float = _CLOSE_WAIT_S) -> None:
         """Stop refilling and remove every container of the pool (blocking): the ready ones now,
@@ -211,8 +267,9 @@ class Pools:
             pool.close()
 
     def pool_for(self, config: DockerSandboxConfig, task_name: str) -> WarmPool | None:
-        """The pool to take from, or None (no active task, or `warm` is 0)."""
-        if config.warm <= 0:
+        """The pool to take from and give back to, or None (no active task, or neither
+        `warm` nor reuse)."""
+        if config.warm <= 0 and not reuse_enabled(config):
             return None
         with self._lock:
             if config not in self._users:

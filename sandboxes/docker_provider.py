@@ -8,8 +8,9 @@ interpreter exit, on SIGINT/SIGTERM, and by `inspect sandbox cleanup looplab-doc
 
 Speed on a small machine: commands and file operations go to a command agent inside the
 container over one attached stream (`docker_agent.py`), not a `docker exec` each, and while a
-task runs its containers come from a warm pool made ahead (`docker_pool.py`). Both keep the
-semantics of a fresh container per sample and of `docker exec`; see sandboxes/README.md.
+task runs its containers come from a warm pool made ahead (`docker_pool.py`), to which a
+finished sample's container returns when it is shown to be as fresh (`docker_reuse.py`). These
+keep the semantics of a fresh container per sample and of `docker exec`; see sandboxes/README.md.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import posixpath
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, overload
 
 from inspect_ai.util import (
@@ -56,8 +56,8 @@ from .docker_files import (
     read_via_archive,
     write_via_archive,
 )
-from .docker_io import RawExecResult, run_exec
-from .docker_pool import POOLS, discard, prepare
+from .docker_io import ExecRequest, RawExecResult, b64, run_exec
+from .docker_pool import POOLS, Prepared, discard, give_back_if_fresh, prepare
 
 logger = logging.getLogger(__name__)
 
@@ -67,21 +67,6 @@ _KILL_GRACE = "2s"  # after SIGTERM at the timeout, SIGKILL whatever is left
 _HOST_SLACK_S = 15  # the in-container timeout must fire first; this only catches a hung engine
 _FILE_DEADLINE_S = 120  # a file request the agent has not answered by then means a hung engine
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class _ExecRequest:
-    argv: list[str]
-    stdin: bytes | None
-    workdir: str
-    env: dict[str, str] | None
-    user: str | None
-    deadline_s: float | None
-    output_limit: int
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 @sandboxenv(name=SANDBOX_NAME)
@@ -94,6 +79,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
         name: str,
         config: DockerSandboxConfig,
         agent: AgentHandle | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
         super().__init__()
         self.container_id = container_id
@@ -101,6 +87,11 @@ class LooplabDockerSandbox(SandboxEnvironment):
         self.config = config
         self.agent = agent or AgentHandle(api_client(), container_id)
         """The container's command agent: commands and file operations go through it."""
+        self.prepared = prepared
+        """How the container was made (its reuse baseline), when it came from `prepare`."""
+        self.released = False
+        """Set at sample end: the container may serve another sample now, so this object
+        must not reach it any more (a task of the finished sample may still hold it)."""
 
     # --- lifecycle (classmethods inspect calls) ------------------------------------------------
 
@@ -140,7 +131,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
             TRACKED.add(prepared.container_id, resolved)  # now this task's: scope it
         else:
             prepared = await asyncio.to_thread(prepare, resolved, task_name)
-        environment = cls(prepared.container_id, prepared.name, resolved, prepared.agent)
+        environment = cls(prepared.container_id, prepared.name, resolved, prepared.agent, prepared)
         try:
             for path, content in resolved.files:
                 await environment.write_file(path, content)
@@ -158,10 +149,14 @@ class LooplabDockerSandbox(SandboxEnvironment):
         environments: dict[str, SandboxEnvironment],
         interrupted: bool,
     ) -> None:
+        """Give the container back to its pool when it is shown to be as fresh (see
+        `DockerSandboxConfig.reuse`), otherwise remove it."""
         for environment in environments.values():
             if isinstance(environment, LooplabDockerSandbox):
-                environment.agent.close()
-                await asyncio.to_thread(remove_container, environment.container_id)
+                environment.released = True
+                if not await environment._recycled(task_name, interrupted):
+                    environment.agent.close()
+                    await asyncio.to_thread(remove_container, environment.container_id)
 
     @override
     @classmethod
@@ -215,12 +210,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
     ) -> ExecResult[str]:
         """Run `cmd`; raises TimeoutError (timeout expired: the command's process group is
         killed), SandboxUnavailableError (container gone), SandboxUserUnsupportedError."""
+        self._check_live()
         # `timeout -k` ends the command's whole process group inside the container; a host-side
         # deadline alone would leave the processes running there. Exit 124 (TERM worked) or 137
         # (KILL was needed) after the full time means the timeout fired, not the command.
         argv = [_TIMEOUT, "-k", _KILL_GRACE, f"{timeout}s", *cmd] if timeout else list(cmd)
         stdin = input.encode("utf-8") if isinstance(input, str) else input
-        request = _ExecRequest(
+        request = ExecRequest(
             argv=argv,
             stdin=stdin,
             workdir=self._resolve(cwd) if cwd else self.config.workdir,
@@ -262,9 +258,10 @@ class LooplabDockerSandbox(SandboxEnvironment):
     async def write_file(self, file: str, contents: str | bytes) -> None:
         """Write a file (parents created). Raises IsADirectoryError where a directory is,
         PermissionError, SandboxUnavailableError."""
+        self._check_live()
         data = contents.encode("utf-8") if isinstance(contents, str) else contents
         path = self._resolve(file)
-        reply = await self._agent_call("write", path=path, data=_b64(data))
+        reply = await self._agent_call("write", path=path, data=b64(data))
         if reply is not None:
             raise_agent_error(reply, path)
             return
@@ -281,6 +278,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
         """Read a file, following symlinks. Raises FileNotFoundError, IsADirectoryError,
         OutputLimitExceededError (over inspect's read limit), UnicodeDecodeError (text=True and
         not UTF-8), SandboxUnavailableError."""
+        self._check_live()
         path = self._resolve(file)
         limit = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE
         reply = await self._agent_call("read", path=path, limit=limit)
@@ -296,6 +294,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
         """Atomically replace `dst` with `src` (one rename(2) in the container; not part of
         inspect's API: harness stores use it for atomic writes). Raises FileNotFoundError,
         PermissionError, OSError, SandboxUnavailableError."""
+        self._check_live()
         src_path, dst_path = self._resolve(src), self._resolve(dst)
         reply = await self._agent_call("rename", src=src_path, dst=dst_path)
         if reply is not None:
@@ -317,6 +316,21 @@ class LooplabDockerSandbox(SandboxEnvironment):
 
     # --- helpers ----------------------------------------------------------------------------
 
+    async def _recycled(self, task_name: str, interrupted: bool) -> bool:
+        """Put the container back in its pool if it may be reused; False: remove it."""
+        # An interrupted sample may have left anything half done: never reuse its container.
+        if interrupted or self.prepared is None:
+            return False
+        return await asyncio.to_thread(
+            give_back_if_fresh, self.prepared, self.agent, self.config, task_name
+        )
+
+    def _check_live(self) -> None:
+        if self.released:
+            raise SandboxUnavailableError(
+                f"sandbox {self.name} was released at the end of its sample"
+            )
+
     def _resolve(self, path: str) -> str:
         return posixpath.normpath(posixpath.join(self.config.workdir, path))
 
@@ -327,7 +341,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
         except ChannelClosedError:
             return None  # the Docker API path says whether the container is still there
 
-    async def _exec_by_agent(self, request: _ExecRequest) -> RawExecResult | None:
+    async def _exec_by_agent(self, request: ExecRequest) -> RawExecResult | None:
         started = time.monotonic()
         try:
             reply = await self.agent.call(
@@ -336,7 +350,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
                 argv=request.argv,
                 cwd=request.workdir,
                 env=request.env or {},
-                input=_b64(request.stdin) if request.stdin is not None else None,
+                input=b64(request.stdin) if request.stdin is not None else None,
                 limit=request.output_limit,
             )
         except ChannelClosedError:
@@ -363,7 +377,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
         message = b"looplab-docker: the command was killed (its sandbox agent ended)\n"
         return RawExecResult(137, b"", message, False, time.monotonic() - started)
 
-    def _exec_by_docker(self, request: _ExecRequest) -> RawExecResult:
+    def _exec_by_docker(self, request: ExecRequest) -> RawExecResult:
         return run_exec(
             api_client(),
             self.container_id,

@@ -9,7 +9,9 @@ from evals.judges import builtin as _builtin  # noqa: F401  (registers the judge
 from evals.judges import discipline as _discipline  # noqa: F401
 from evals.judges import observations as _observations  # noqa: F401
 from evals.judges import proxy as _proxy  # noqa: F401
+from evals.judges import records as _records  # noqa: F401
 from evals.judges import runtime as _runtime  # noqa: F401
+from evals.judges import scheduling as _scheduling  # noqa: F401
 from evals.judges.base import JUDGES, Evidence, Verdict, judge
 
 __all__ = ["JUDGES", "Evidence", "Verdict", "judge"]

@@ -44,6 +44,13 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
     # Redact, then wrap untrusted output: after truncation (the END marker is never cut off),
     # before hooks and loop detection (their feedback stays outside the untrusted block).
     controls.extend(after_tool_controls(config))
+    if config.contract_first.enabled:
+        # After the security refusals (theirs win) and after untrusted-output wrapping (the
+        # contract it shows stays outside the untrusted block). Local import: it reads the
+        # progress file, and harness.sessions imports controls.base.
+        from harness.controls.contract_first import ContractFirst
+
+        controls.append(ContractFirst(config.contract_first))
     if config.hooks.enabled:
         # After truncation (hook feedback such as lint errors is never cut away), before loop
         # detection (its intervention leads the tool result). Imported here because
@@ -64,6 +71,9 @@ def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -
     from harness.sessions.controls import build_session_controls
 
     session = build_session_controls(config)
+    for c in controls:
+        if isinstance(c, Observability) and session.transcript is not None:
+            c.bind_session(session.transcript.session_id)  # the record names the transcript's
     if session.bootstrap is not None:
         controls.append(session.bootstrap)
     # Late: reflection adds its paragraph after the turn's other feedback, and compaction runs

@@ -67,7 +67,10 @@ class Compaction(Control):
             run.emit("context.window_learned", configured=self.window, stated=stated)
             self.window = stated
         result = await self.compact(run, reason="overflow", force=True)
-        return result is not None and result.after < result.before
+        if result is None:
+            return False
+        # A context reset may have followed the compaction: what counts is the history sent now.
+        return await self.counter.count(run.messages, run.model) < result.before
 
     async def compact(self, run: RunState, reason: str, force: bool = False) -> CompactionResult | None:
         """Compact ``run.messages`` now. Returns None when nothing could be made smaller."""

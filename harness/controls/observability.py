@@ -3,21 +3,32 @@
 The record carries seed 004's ``AgentRunEvent`` fields, built from ``RunState``; it is emitted as
 an event (so it lands in ``RunResult.events``) and logged as JSON on the ``observability``
 subsystem logger. The loop's own ``run.completed`` event stays as it is; the record is
-``run.record`` with ``event_type`` ``run.completed`` or ``run.error``.
+``run.record`` with ``event_type`` ``run.completed`` or ``run.error``. With
+``ObservabilityConfig.record_file`` it is also appended to a JSON-lines run log in the workspace,
+which outlives the process (events and log lines do not).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 import uuid
-from typing import Literal
+import weakref
+from typing import Any, Literal
 
 from harness.config import ObservabilityConfig
 from harness.controls.base import Control
 from harness.events import ERROR_STATUSES, AgentRunEvent, TokenUsage, subsystem_logger
+from harness.sessions.files import WorkspaceStore
 from harness.state import RunState
+from harness.workspace import Workspace
 
 log = subsystem_logger("observability")
+
+# Runs of one session may end together (queue off): appends to one run log are serialised per
+# workspace, so no line is lost to a read-modify-write race.
+_append_locks: weakref.WeakKeyDictionary[Workspace, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
 def compaction_triggered(run: RunState) -> bool:
@@ -82,10 +93,15 @@ def build_run_event(
 class Observability(Control):
     name = "observability"
 
-    def __init__(self, config: ObservabilityConfig) -> None:
+    def __init__(self, config: ObservabilityConfig, session_id: str | None = None) -> None:
         self.config = config
-        self.session_id = uuid.uuid4().hex
+        self.session_id = session_id or uuid.uuid4().hex
+        """The conversation: a ``Session``'s id (``bind_session``), else one per ``Agent``."""
         self._started: RunState | None = None
+
+    def bind_session(self, session_id: str) -> None:
+        """Record runs under this session id (the ``Session``'s, also its transcript's name)."""
+        self.session_id = session_id
 
     async def before_model(self, run: RunState) -> None:
         if run is self._started:
@@ -98,3 +114,29 @@ class Observability(Control):
         record = build_run_event(run, self.config, self.session_id, status)
         log.info("%s", record.model_dump_json())
         run.emit("run.record", **record.model_dump())
+        if self.config.record_file:
+            await append_record(run, self.config.record_file, record.model_dump(mode="json"))
+
+
+async def append_record(run: RunState, path: str, data: dict[str, Any]) -> None:
+    """Append ``data`` as one JSON line to ``path`` in the run's workspace (atomic rewrite);
+    a failure is logged and emitted, never raised: the run is over either way."""
+    cfg = run.config
+    if cfg.redaction.enabled or cfg.transcript.redact:
+        from harness.security.redaction import redact_data  # local: security imports controls
+
+        data = redact_data(data, cfg.redaction.extra_patterns)
+    line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+    store = WorkspaceStore(run.workspace)
+    try:
+        lock = _append_locks.setdefault(run.workspace, asyncio.Lock())
+    except TypeError:  # a workspace that cannot be weakly referenced: no sharing to guard
+        lock = asyncio.Lock()
+    try:
+        async with lock:
+            old = await store.read_text(path) or ""
+            sep = "" if not old or old.endswith("\n") else "\n"
+            await store.write_text(path, old + sep + line, atomic=True)
+    except Exception as e:
+        log.warning("run record %s: write failed: %s", path, e)
+        run.emit("run.record_write_failed", path=path, error=f"{type(e).__name__}: {e}")

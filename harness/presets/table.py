@@ -70,6 +70,10 @@ ROWS: list[tuple[str, Callable[[HarnessConfig], str]]] = [
     ("bootstrap once / skills index / verify done", lambda c: " / ".join(
         ("on" if x else "–") for x in (c.bootstrap_once.enabled, c.skills.enabled,
                                        c.verify_done.enabled))),
+    ("contract first / context reset / kill switch / run record", lambda c: " / ".join(
+        ("on" if x else "–") for x in (c.contract_first.enabled, c.context_reset.enabled,
+                                       c.hooks.enabled and bool(c.hooks.kill_switch_file),
+                                       c.observability.enabled and bool(c.observability.record_file)))),
     ("prompt prefix", lambda c: ("rebuilt every turn" if c.prompt.enabled and c.prompt.refresh_each_turn
                                  else "stable")),
 ]

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from harness.config import HarnessConfig
 from harness.controls import build_controls
 from harness.controls.base import Control
+from harness.controls.observability import Observability
 from harness.events import EventSink, RunEvent, subsystem_logger
 from harness.loop import Agent, RunResult
 from harness.messages import Message
@@ -164,6 +165,8 @@ class Session:
         for c in build_controls(config):
             if isinstance(c, SessionBootstrap):
                 c = self.bootstrap  # type: ignore[assignment]
+            if isinstance(c, Observability):
+                c.bind_session(self.id)  # the run record names this session, not a run's own id
             if c is not None and not isinstance(c, TranscriptControl):
                 controls.append(c)
         if self.transcript is not None:

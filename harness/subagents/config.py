@@ -24,8 +24,8 @@ class SubagentsConfig(BaseModel):
     seed 004: ``MAX_SPAWN_DEPTH`` 5)."""
     max_children: int = Field(20, ge=1)
     """Sub-agents one agent may spawn over its run (seed 004 ``MAX_CHILDREN_PER_AGENT``: 20).
-    Counted in total, not only while running: the ``agent`` tool waits for its child, so at most
-    one child per agent is ever running and a "running" count would never stop a fan-out."""
+    Counted in total, not only while running: a foreground spawn waits for its child, so a
+    "running" count would never stop a fan-out of one-at-a-time children."""
     tier: Tier | None = None
     """Spawn tier of the top agent (seed 002: chat spawns reasoning or worker, reasoning spawns
     worker, worker spawns nothing). ``None``: no tier rules."""
@@ -33,3 +33,8 @@ class SubagentsConfig(BaseModel):
     """Tools no sub-agent may have; every descendant inherits the list (seed 004 deny list)."""
     child_max_turns: int | None = Field(None, ge=1)
     """Turn cap of a sub-agent. ``None``: the parent's ``limits.max_turns``."""
+    reap_orphans: bool = True
+    """When an agent's run ends (an answer, a limit, a crash or an interrupt), interrupt its
+    sub-agents that still run (background children, or children a crash left behind) with
+    their subtrees, and wait briefly for them to stop (seed 004 failure table: "orphaned
+    subagent after parent crash"). Off: they keep running on their own after the parent ended."""

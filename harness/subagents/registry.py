@@ -134,13 +134,16 @@ class SubagentRegistry:
         """An agent's run ended: its still-running children are orphans from now on."""
         self.finished_parents.add(agent_id)
 
-    def orphans(self) -> list[SubagentRecord]:
+    def orphans(self, parent_id: str | None = None) -> list[SubagentRecord]:
+        """Running children of finished parents (of ``parent_id`` only, when given)."""
         return [r for r in self.records.values()
-                if r.status == "running" and r.parent_id in self.finished_parents]
+                if r.status == "running" and r.parent_id in self.finished_parents
+                and (parent_id is None or r.parent_id == parent_id)]
 
-    def reap_orphans(self) -> list[str]:
-        """Interrupt every orphan (and its subtree); returns their ids."""
-        ids = [r.id for r in self.orphans()]
+    def reap_orphans(self, parent_id: str | None = None) -> list[str]:
+        """Interrupt every orphan (of ``parent_id`` only, when given) and its subtree; returns
+        their ids."""
+        ids = [r.id for r in self.orphans(parent_id)]
         for cid in ids:
             self.interrupt_subtree(cid)
         return ids

@@ -2,27 +2,32 @@
 
 The child gets a fresh history and a sub-task prompt, shares the parent's model(s) and
 workspace, and gets only tools its parent has (``policy.resolve_child_tool_policy``). Its final
-answer and exit status come back as the tool result. Spawns past the depth limit, the fan-out
+answer and exit status come back as the tool result; with ``background: true`` the call returns
+the child's id at once and the result arrives later as a message (``background``). Spawns past the depth limit, the fan-out
 limit or the tier table are refused with a structured error the parent model can read.
 
 Wiring: ``attach_subagents(agent)`` once after constructing an ``Agent`` (no-op when
 ``subagents`` is off). It adds the tool and a ``SubagentSupervisor`` control, which holds the
-interrupt-fence checkpoints and marks the agent finished at run end (orphans are reaped).
+interrupt-fence checkpoints, delivers the results of background children as messages, and marks
+the agent finished at run end (orphans are reaped when ``subagents.reap_orphans`` is on).
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from harness.controls.base import Control
 from harness.events import RunEvent
-from harness.messages import ToolCall
+from harness.execution.deadlines import GatedWorkspace
+from harness.messages import Message, ToolCall
 from harness.model import ModelReply
 from harness.prompts import load_prompt
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
+from harness.subagents.background import BackgroundChildren
 from harness.subagents.config import Tier
 from harness.subagents.policy import (
     ToolPolicy,
@@ -49,6 +54,9 @@ PARAMETERS: dict[str, Any] = {
                   "sub-agent needs (default: all of yours). It never gets a tool you lack."},
         "tier": {"type": "string", "enum": ["chat", "reasoning", "worker"], "description":
                  "Spawn tier of the sub-agent (default: the tier below yours)."},
+        "background": {"type": "boolean", "description": "Return at once with the sub-agent's "
+                       "id instead of waiting; its result arrives later as a message. It is "
+                       "stopped if it still runs when your own run ends."},
     },
     "required": ["task"],
 }
@@ -66,6 +74,7 @@ class SubagentSpawner:
         self.policy = policy
         self.run_state: RunState | None = None
         """The parent's current run (set by the supervisor), for events."""
+        self.background = BackgroundChildren(registry)
 
     @property
     def depth(self) -> int:
@@ -95,7 +104,7 @@ class SubagentSpawner:
         return None
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        task, requested_tools, requested_tier = _parse_args(args)
+        task, requested_tools, requested_tier, background = _parse_args(args)
         child_tier = (requested_tier or default_child_tier(self.tier)) if self.tier else None
         refused = self.refusal(child_tier)
         if refused is not None:
@@ -106,13 +115,24 @@ class SubagentSpawner:
             self.policy, [t.name for t in self.parent.tools], requested_tools,
         )
         child_id = f"sub-{uuid.uuid4().hex[:8]}"
-        child = self._build_child(child_id, child_policy, child_tier, ctx)
+        workspace = ctx.workspace
+        if background and isinstance(workspace, GatedWorkspace):
+            # A background child outlives this call: the call's write gate (closed when the
+            # batch ends) must not silence it. Its own calls get their own deadlines.
+            workspace = workspace.inner
+        child = self._build_child(child_id, child_policy, child_tier, workspace)
         record = self.registry.spawn(child_id, self.agent_id, task, child_tier, child)
         attach_subagents(child, registry=self.registry, tier=child_tier, policy=child_policy,
                          agent_id=child_id)
         self._emit("subagent.spawned", child_id=child_id, depth=record.depth, tier=child_tier,
-                   tools=sorted(t.name for t in child.tools))
-        result = await self._drive(child, child_id, load_prompt("subagent_task.md").format(task=task))
+                   tools=sorted(t.name for t in child.tools), background=background)
+        prompt = load_prompt("subagent_task.md").format(task=task)
+        if background:
+            self.background.start(child_id, self._child_runner(child, child_id, prompt))
+            text = load_prompt("subagent_background.md").format(child_id=child_id,
+                                                                 tier=child_tier or "sub-agent")
+            return ToolOutcome("result", text, {"child_id": child_id, "status": "running"})
+        result = await self._drive(child, child_id, prompt)
         self._emit("subagent.finished", child_id=child_id, status=result.status)
         missing = sorted(set(requested_tools or ()) - {t.name for t in child.tools})
         text = load_prompt("subagent_result.md").format(
@@ -123,7 +143,7 @@ class SubagentSpawner:
         completed = result.status == ExitStatus.COMPLETED.value
         return ToolOutcome("result" if completed else "failure", text, {"child_id": child_id, "status": result.status})
 
-    def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, ctx: ToolContext) -> Agent:
+    def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, workspace: Any) -> Agent:
         from harness.controls import build_controls
         from harness.loop import Agent
         from harness.security.permissions import Permissions
@@ -133,11 +153,13 @@ class SubagentSpawner:
         limits = cfg.limits.model_copy(update={"max_turns": cfg.subagents.child_max_turns or cfg.limits.max_turns})
         child_cfg = cfg.model_copy(update={"limits": limits, "tools": [t.name for t in tools]})
         approver = next((c.approver for c in self.parent.controls if isinstance(c, Permissions)), None)
-        return Agent(child_cfg, list(self.parent.router.models), ctx.workspace, tools=tools,
+        return Agent(child_cfg, list(self.parent.router.models), workspace, tools=tools,
                      controls=build_controls(child_cfg, approver=approver),
                      on_event=self._forward(child_id))
 
-    async def _drive(self, child: Agent, child_id: str, prompt: str) -> SubagentResult:
+    def _child_runner(self, child: Agent, child_id: str, prompt: str) -> Callable[[], Awaitable[None]]:
+        """The coroutine function that runs ``child`` and announces its result (always)."""
+
         async def child_run() -> None:
             try:
                 if self.registry.fenced(child_id):
@@ -152,7 +174,10 @@ class SubagentSpawner:
                 result = SubagentResult(child_id, ExitStatus.ERROR.value, f"{type(e).__name__}: {e}")
             self.registry.announce_completion(child_id, result)
 
-        task = asyncio.ensure_future(child_run())
+        return child_run
+
+    async def _drive(self, child: Agent, child_id: str, prompt: str) -> SubagentResult:
+        task = asyncio.ensure_future(self._child_runner(child, child_id, prompt)())
         try:
             return await self.registry.wait(child_id)
         except asyncio.CancelledError:
@@ -179,7 +204,7 @@ class SubagentSpawner:
             self.run_state.emit(type, agent_id=self.agent_id, **data)
 
 
-def _parse_args(args: dict[str, Any]) -> tuple[str, list[str] | None, Tier | None]:
+def _parse_args(args: dict[str, Any]) -> tuple[str, list[str] | None, Tier | None, bool]:
     task = args.get("task")
     if not isinstance(task, str) or not task.strip():
         raise ValueError("argument 'task' is required and must be a non-empty string")
@@ -189,7 +214,10 @@ def _parse_args(args: dict[str, Any]) -> tuple[str, list[str] | None, Tier | Non
     tier = args.get("tier")
     if tier is not None and tier not in ("chat", "reasoning", "worker"):
         raise ValueError("argument 'tier' must be one of chat, reasoning, worker")
-    return task, tools, tier
+    background = args.get("background", False)
+    if not isinstance(background, bool):
+        raise ValueError("argument 'background' must be true or false")
+    return task, tools, tier, background
 
 
 class SubagentSupervisor(Control):
@@ -208,7 +236,16 @@ class SubagentSupervisor(Control):
 
     async def before_model(self, run: RunState) -> None:
         self.spawner.run_state = run
+        self.registry.finished_parents.discard(self.agent_id)  # running (again): not finished
         self._checkpoint()
+        for result in self.spawner.background.collect():
+            record = self.registry.records[result.child_id]
+            text = load_prompt("subagent_background_result.md").format(
+                child_id=result.child_id, tier=record.tier or "sub-agent", status=result.status,
+                answer=result.answer or "(no answer)")
+            run.messages.append(Message.user(text))
+            run.emit("subagent.background_delivered", agent_id=self.agent_id,
+                     child_id=result.child_id, status=result.status)
 
     async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
         self._checkpoint()
@@ -222,9 +259,16 @@ class SubagentSupervisor(Control):
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:
         self.registry.mark_finished(self.agent_id)
-        reaped = self.registry.reap_orphans()
+        if not self.spawner.parent.config.subagents.reap_orphans:
+            left = [r.id for r in self.registry.orphans(self.agent_id)]
+            if left:
+                run.emit("subagent.orphans_left", agent_id=self.agent_id, children=left)
+            return
+        reaped = self.registry.reap_orphans(self.agent_id)
         if reaped:
             run.emit("subagent.orphans_reaped", agent_id=self.agent_id, children=reaped)
+            # The run ends only once its orphans stopped: nothing of it works on afterwards.
+            await self.spawner.background.stop(reaped, CHILD_STOP_WAIT_S)
 
 
 def attach_subagents(

@@ -34,7 +34,8 @@ def namespace(monkeypatch: pytest.MonkeyPatch) -> str:
 def test_pooled_samples_get_fresh_containers_and_task_cleanup_removes_the_rest(
     namespace: str,
 ) -> None:
-    config = DockerSandboxConfig(warm=3, memory="258m")
+    # Without reuse: each sample must get a container of its own (reuse: test_docker_reuse.py).
+    config = DockerSandboxConfig(warm=3, memory="258m", reuse=False)
 
     async def run() -> tuple[list[str], int]:
         await LooplabDockerSandbox.task_init("startup", config)

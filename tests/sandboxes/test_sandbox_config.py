@@ -130,3 +130,13 @@ def test_tracking_is_scoped_per_task():
     finally:
         TRACKED.discard("container-a")
         TRACKED.discard("container-b")
+
+
+def test_reuse_settings_are_validated() -> None:
+    assert DockerSandboxConfig().reuse and DockerSandboxConfig().max_reuses == 50
+    with pytest.raises(ValueError, match="max_reuses"):
+        DockerSandboxConfig(max_reuses=0)
+    with pytest.raises(ValueError, match="scratch_dirs"):
+        DockerSandboxConfig(scratch_dirs=("/",))
+    with pytest.raises(ValueError, match="scratch_dirs"):
+        DockerSandboxConfig(scratch_dirs=("tmp",))

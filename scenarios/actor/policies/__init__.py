@@ -7,10 +7,12 @@ express goes here as a new policy (one module per family), never into a mini-lan
 from scenarios.actor.policies import (  # noqa: F401
     bench,
     context,
+    contract,
     discipline,
     loop,
     orchestration,
     runtime,
+    scheduling,
     security,
     sessions,
     work,

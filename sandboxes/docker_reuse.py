@@ -1,0 +1,157 @@
+"""Container reuse: a container that served a sample goes back to its warm pool, for the next
+sample of the same config, only when it can be shown to be what a fresh container would be.
+
+Removing a container and making the next one is most of the engine's work per sample (create,
+start, agent start, remove: runc, shim, overlay mounts, cgroups). Reusing one costs a request to
+its agent and one `docker diff`. The proof, at `sample_cleanup`:
+
+1. At creation (`take_baseline`), before any sample, the agent records the fresh container: its
+   processes (init, main process), the owner/mode/times of the roots reuse may empty (the
+   workdir and the scratch directories), and a fingerprint of what `docker diff` cannot see
+   (writable mounts such as /dev, /dev/mqueue and /etc/hosts, System V IPC, the kept processes);
+   the container's diff against its image is recorded (the engine's own mount points).
+2. After the sample (`recycle`), the agent SIGKILLs every process but those and itself until
+   none is left, empties the roots and puts their owner, mode and times back, and the
+   fingerprint must come out the same. Then the container's diff must show nothing beyond the
+   fresh container's and the roots themselves (their parents included) as "changed": any file
+   added, changed or deleted anywhere else, e.g. in /etc, /opt or /root, refuses the reuse.
+   The diff is read from the overlay2 upper directory where the engine is local
+   (`docker_upper.py`: cheaper, and it sees metadata changes too), else from `docker diff`.
+
+Anything unexpected (agent gone, engine error, a process that cannot be killed, a root that
+cannot be emptied) refuses it too, and the container is removed as it was before reuse existed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+from .config import DockerSandboxConfig
+from .docker_agent import AgentChannel
+from .docker_upper import Entry, parents_of, unexpected, upper_dir, upper_entries
+
+logger = logging.getLogger(__name__)
+
+_REQUEST_WAIT_S = 60  # the agent answers in milliseconds; this only catches a hung container
+_KILL_WAIT_S = 5  # processes SIGKILLed are gone at once; zombies are reaped by init right after
+REUSE_ENV = "LOOPLAB_SANDBOX_REUSE"
+"""Set to 0 (or false/no/off) to switch reuse off for every config, whatever it says."""
+
+_CHANGED = 0  # `docker diff` kinds: 0 changed, 1 added, 2 deleted
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What a container looked like before its first sample."""
+
+    keep: tuple[int, ...]
+    """Processes that belong to the container itself (its init and main process)."""
+    roots: tuple[dict[str, Any], ...]
+    """The agent's record of each root to empty: owner, mode, times, whether it exists."""
+    fingerprint: str
+    """Digest of the state `docker diff` does not cover (see `sandbox_agent._fingerprint`)."""
+    diff: frozenset[tuple[str, int]]
+    """The fresh container's own differences from its image (`docker diff`), plus the roots and
+    their parents as changed directories: all a recycled container may show."""
+    upper: tuple[str, tuple[str, ...], dict[str, Entry]] | None = None
+    """Where the engine is local: the upper directory, the lower ones, and the fresh upper
+    directory's entries; then `diff` is not used."""
+
+
+def reuse_enabled(config: DockerSandboxConfig) -> bool:
+    """Whether containers of `config` may be reused (the config, unless LOOPLAB_SANDBOX_REUSE
+    switches reuse off for the whole process)."""
+    switch = os.environ.get(REUSE_ENV, "").strip().lower()
+    return config.reuse and switch not in ("0", "false", "no", "off")
+
+
+def cleared_roots(config: DockerSandboxConfig) -> tuple[str, ...]:
+    """The directories emptied between samples: the workdir and the scratch directories."""
+    roots = (posixpath.normpath(config.workdir), *map(posixpath.normpath, config.scratch_dirs))
+    return tuple(dict.fromkeys(roots))
+
+
+def _ask(channel: AgentChannel, op: str, **fields: Any) -> dict[str, Any]:
+    _, future = channel.request(op, **fields)
+    reply = future.result(timeout=_REQUEST_WAIT_S)
+    if reply.get("error"):
+        raise RuntimeError(f"the agent could not {op}: {reply.get('message')}")
+    return reply
+
+
+def _parents(path: str) -> list[str]:
+    out = []
+    while path not in ("/", ""):
+        out.append(path)
+        path = posixpath.dirname(path)
+    return out
+
+
+def take_baseline(
+    channel: AgentChannel, api: Any, container_id: str, config: DockerSandboxConfig
+) -> Baseline | None:
+    """Record a fresh container (blocking); None, with the reason logged, when it cannot be
+    reused at all (a root that is "/" or holds files in the image, an agent error)."""
+    roots = cleared_roots(config)
+    if "/" in roots:
+        logger.warning("looplab-docker: workdir or scratch_dirs is '/'; containers are not reused")
+        return None
+    try:
+        reply = _ask(channel, "baseline", roots=list(roots))
+        layers = upper_dir(api, container_id)
+        upper = (*layers, upper_entries(layers[0])) if layers else None
+        changes = [] if upper else (api.diff(container_id) or [])
+    except Exception as err:
+        logger.info("looplab-docker: no reuse baseline for %s: %s", container_id[:12], err)
+        return None
+    full = [r for r in reply["roots"] if not r.get("missing") and not r.get("empty")]
+    if full:
+        logger.warning("looplab-docker: %s not empty in image %s; its containers are not reused",
+                       ", ".join(r["path"] for r in full), config.image)
+        return None
+    allowed = {(c["Path"], int(c["Kind"])) for c in changes}
+    for root in reply["roots"]:
+        if not root.get("missing"):
+            allowed.update((p, _CHANGED) for p in _parents(root["path"]))
+    return Baseline(tuple(reply["keep"]), tuple(reply["roots"]), reply["fingerprint"],
+                    frozenset(allowed), upper)
+
+
+def recycle(channel: AgentChannel, api: Any, container_id: str, baseline: Baseline) -> str | None:
+    """Put a used container back as it was fresh (blocking). None when it now is; otherwise why
+    not (the caller removes it)."""
+    try:
+        reply = _ask(channel, "reset", keep=list(baseline.keep), roots=list(baseline.roots),
+                     timeout=_KILL_WAIT_S)
+    except Exception as err:  # a dead agent, a closed channel, a hung container
+        return f"the agent could not reset it: {err}"
+    if reply.get("problems"):
+        return "; ".join(reply["problems"])
+    if reply.get("fingerprint") != baseline.fingerprint:
+        return "state outside the file system differs (mounts, /dev, /etc/hosts, IPC, sockets, kept processes)"
+    try:
+        extra = _changes(api, container_id, baseline)
+    except Exception as err:
+        return f"its file-system changes could not be read: {err}"
+    if extra:
+        more = f" (+{len(extra) - 5} more)" if len(extra) > 5 else ""
+        return "changed outside the emptied roots: " + ", ".join(extra[:5]) + more
+    return None
+
+
+def _changes(api: Any, container_id: str, baseline: Baseline) -> list[str]:
+    """The container's changes a fresh one would not have, as `docker diff` lines."""
+    if baseline.upper is not None:
+        upper, lowers, fresh = baseline.upper
+        roots = {r["path"]: r for r in baseline.roots if not r.get("missing")}
+        return unexpected(upper_entries(upper), fresh, roots, parents_of(list(roots)), lowers)
+    changes = api.diff(container_id) or []
+    return sorted(
+        f"{'CAD'[int(c['Kind'])] if int(c['Kind']) in (0, 1, 2) else c['Kind']} {c['Path']}"
+        for c in changes
+        if (c["Path"], int(c["Kind"])) not in baseline.diff
+    )
