@@ -73,6 +73,10 @@ T = TypeVar("T")
 class LooplabDockerSandbox(SandboxEnvironment):
     """A sample's container. Files and exec cwds resolve against the config's `workdir`."""
 
+    kills_process_group_on_cancel = True
+    """A cancelled ``exec`` kills its command's process group in the container (the agent does),
+    so callers need no kill of their own (see ``evals.adapter.workspace``)."""
+
     def __init__(
         self,
         container_id: str,
