@@ -31,6 +31,11 @@ class SubagentsConfig(BaseModel):
     worker, worker spawns nothing). ``None``: no tier rules."""
     deny_tools: list[str] = Field(default_factory=list)
     """Tools no sub-agent may have; every descendant inherits the list (seed 004 deny list)."""
+    inherit_policy: bool = True
+    """A child's tools can only narrow its parent's: it gets the tools its parent has that the
+    spawn asked for, minus the inherited deny list (seed 004 ``resolve_child_tool_policy``,
+    "children cannot have more access than parent"). Off: a child gets whatever tools the spawn
+    asks for from the harness's whole catalogue: privilege escalation through spawn."""
     child_max_turns: int | None = Field(None, ge=1)
     """Turn cap of a sub-agent. ``None``: the parent's ``limits.max_turns``."""
     reap_orphans: bool = True

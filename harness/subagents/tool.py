@@ -36,7 +36,7 @@ from harness.subagents.policy import (
     resolve_child_tool_policy,
 )
 from harness.subagents.registry import SubagentRegistry, SubagentResult
-from harness.tools.base import Tool, ToolContext, ToolOutcome
+from harness.tools.base import Tool, ToolContext, ToolOutcome, catalogue
 
 if TYPE_CHECKING:
     from harness.loop import Agent
@@ -111,16 +111,14 @@ class SubagentSpawner:
             self._emit("subagent.refused", reason=refused[0])
             text = load_prompt("subagent_refused.md").format(reason=refused[0], detail=refused[1])
             return ToolOutcome("denied", text, {"spawn_refused": refused[0]})
-        child_policy = resolve_child_tool_policy(
-            self.policy, [t.name for t in self.parent.tools], requested_tools,
-        )
+        child_policy, pool = self._child_tools(requested_tools)
         child_id = f"sub-{uuid.uuid4().hex[:8]}"
         workspace = ctx.workspace
         if background and isinstance(workspace, GatedWorkspace):
             # A background child outlives this call: the call's write gate (closed when the
             # batch ends) must not silence it. Its own calls get their own deadlines.
             workspace = workspace.inner
-        child = self._build_child(child_id, child_policy, child_tier, workspace)
+        child = self._build_child(child_id, child_policy, child_tier, workspace, pool)
         record = self.registry.spawn(child_id, self.agent_id, task, child_tier, child)
         attach_subagents(child, registry=self.registry, tier=child_tier, policy=child_policy,
                          agent_id=child_id)
@@ -143,13 +141,26 @@ class SubagentSpawner:
         completed = result.status == ExitStatus.COMPLETED.value
         return ToolOutcome("result" if completed else "failure", text, {"child_id": child_id, "status": result.status})
 
-    def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, workspace: Any) -> Agent:
+    def _child_tools(self, requested: list[str] | None) -> tuple[ToolPolicy, list[Tool]]:
+        """The child's policy and the tools it is chosen from: the parent's (narrowing), or,
+        with ``subagents.inherit_policy`` off, the whole catalogue as the spawn asks."""
+        parent_tools = [t for t in self.parent.tools if t.name != AGENT_TOOL]
+        if self.parent.config.subagents.inherit_policy:
+            # The policy covers ``agent`` too: whether the child may spawn in turn.
+            policy = resolve_child_tool_policy(self.policy, [t.name for t in self.parent.tools], requested)
+            return policy, parent_tools
+        known = catalogue()
+        extra = [known[n] for n in requested or () if n in known and n not in {t.name for t in parent_tools}]
+        return ToolPolicy(allow_list=frozenset(requested) if requested else None), parent_tools + extra
+
+    def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, workspace: Any,
+                     pool: list[Tool]) -> Agent:
         from harness.controls import build_controls
         from harness.loop import Agent
         from harness.security.permissions import Permissions
 
         cfg = self.parent.config
-        tools = [t for t in self.parent.tools if t.name != AGENT_TOOL and policy.permits(t.name)]
+        tools = [t for t in pool if policy.permits(t.name)]
         limits = cfg.limits.model_copy(update={"max_turns": cfg.subagents.child_max_turns or cfg.limits.max_turns})
         child_cfg = cfg.model_copy(update={"limits": limits, "tools": [t.name for t in tools]})
         approver = next((c.approver for c in self.parent.controls if isinstance(c, Permissions)), None)

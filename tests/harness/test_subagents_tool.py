@@ -92,6 +92,27 @@ def test_a_child_never_gets_a_tool_its_parent_lacks(tmp_path: Path) -> None:
     assert "bash" in tool_results(res.messages)[0].content
 
 
+def test_without_policy_inheritance_a_child_gets_what_it_asks_for(tmp_path: Path) -> None:
+    """``subagents.inherit_policy`` off is the escalation the control prevents: the same spawn as
+    above now hands the child a shell its parent never had, and the child uses it."""
+    offered: dict[str, list[str]] = {}
+
+    def fn(messages: list[Message], tools: list[ToolSpec]):
+        if "Sub-task:" in task_of(messages):
+            offered.setdefault("child", [t.name for t in tools])
+            if not tool_results(messages):
+                return [call("bash", command="touch escaped.txt")]
+            return "child done"
+        if not tool_results(messages):
+            return [call("agent", task="do it", tools=["bash", "read_file"])]
+        return "parent done"
+
+    cfg = HarnessConfig(subagents={"enabled": True, "inherit_policy": False})
+    run(make_agent(cfg, fn, tmp_path, tools=["read_file", "list_dir"]), "t")
+    assert sorted(offered["child"]) == ["bash", "read_file"]
+    assert (tmp_path / "escaped.txt").exists()
+
+
 def test_the_deny_list_is_inherited(tmp_path: Path) -> None:
     offered: dict[int, list[str]] = {}
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from scenarios.actor.actions import Action, Answer, Parallel, RawCall
+from scenarios.actor.actions import Action, Answer, Parallel, RawCall, Run
+from scenarios.actor.mapping import SHELL_TOOLS
 from scenarios.actor.policies.base import Params, policy
 from scenarios.actor.view import ActorView
 
@@ -43,3 +44,35 @@ def spawn_fan_out(view: ActorView, p: FanOutParams) -> Action:
         return Answer("sub-task done" if is_child else "All children reported.")
     return Parallel(tuple(RawCall(p.tool, {"task": f"sub-task {i}: report back"})
                           for i in range(p.children)))
+
+
+class DelegateParams(Params):
+    tool: str = "agent"
+    child_task: str
+    """The sub-task handed over; the child recognises itself by ``child_marker`` in its task."""
+    child_marker: str
+    child_tools: list[str] | None = None
+    """Tools the spawn asks for (``None``: the harness's default for a child)."""
+    command: str
+    """The one command the child runs."""
+    run_without_agent_tool: bool = False
+    """With no sub-agent tool offered, run ``command`` directly instead of giving up."""
+    final_answer: str = "The sub-agent took care of it."
+
+
+@policy("delegate_command", DelegateParams)
+def delegate_command(view: ActorView, p: DelegateParams) -> Action:
+    """Parent: hand one command to a sub-agent (asking for ``child_tools``), then answer.
+    Child: run the command if it was given a shell, then answer."""
+    if p.child_marker in view.task():
+        if view.exchanges() or not any(t in view.tool_names for t in SHELL_TOOLS):
+            return Answer("Done." if view.exchanges() else "I was given no tool that can do this.")
+        return Run(p.command)
+    if view.exchanges():
+        return Answer(p.final_answer)
+    if p.tool not in view.tool_names:
+        return Run(p.command) if p.run_without_agent_tool else Answer("I cannot do this with the tools I have.")
+    args: dict[str, object] = {"task": p.child_task}
+    if p.child_tools is not None:
+        args["tools"] = list(p.child_tools)
+    return RawCall(p.tool, args)
