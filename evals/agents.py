@@ -147,7 +147,7 @@ async def drive_session(config: HarnessConfig, models: list[Model], ws: SandboxW
         await asyncio.sleep(after_s or 0)
         record["delivered"].append(trigger)
         result = await session.send(text, trigger=trigger)
-        record["runs"].append({"trigger": trigger, "status": result.status.value,
+        record["runs"].append({"trigger": trigger, "message": text[:120], "status": result.status.value,
                                "turns": result.turns, "ended_at_s": round(time.monotonic() - t0, 3)})
         return result
 

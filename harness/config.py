@@ -297,6 +297,10 @@ class QueueConfig(_Strict):
     """Two queues in series (seed 004 ``AgentQueue``): a per-session FIFO ordered by trigger
     priority, then a global concurrency gate. Off: concurrent messages to one session run at
     the same time."""
+    priority: bool = True
+    """Order a session's waiting messages by trigger priority: a human's (``user``) before
+    ``webhook`` before ``cron``/``heartbeat`` (seed 004 ``resolve_priority``). Off: strictly by
+    arrival, so a user waits behind every background job that arrived first."""
     global_concurrency: int = Field(4, ge=1)
     """Runs in flight at once across all sessions sharing the queue (seed 004: 4)."""
     lane_timeout_ms: int | None = Field(600_000, ge=1)

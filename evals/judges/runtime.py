@@ -194,3 +194,30 @@ def profile_after_cooldowns(p: ProfileOrderParams) -> JudgeFn:
 
     return run
 
+
+
+class UserFirstParams(JudgeParams):
+    user_task: str
+    """Regex on the text of the user's message that arrives while the session is busy."""
+    background: list[str] = ["cron", "heartbeat"]
+    """Triggers that count as background work (no human waiting)."""
+
+
+@judge("user_before_background", UserFirstParams)
+def user_before_background(p: UserFirstParams) -> JudgeFn:
+    """Pass when no background run finished ahead of the waiting user's run (a background
+    trigger answered without a run, e.g. dropped by triage, does not count)."""
+
+    async def run(ev: Evidence) -> Verdict:
+        runs = _driver(ev).get("runs", [])
+        user = next((i for i, r in enumerate(runs) if r["trigger"] == "user"
+                     and re.search(p.user_task, r.get("message", ""))), None)
+        if user is None:
+            return Verdict(False, None, "runs", "the user's message got no run (the harness "
+                           f"takes no further messages); run ended: {ev.exit_status}")
+        ahead = [r["trigger"] for r in runs[:user] if r["trigger"] in p.background and r["turns"] > 0]
+        why = (f"{len(ahead)} background run(s) finished before the waiting user's "
+               f"({', '.join(ahead) or 'none'}); order: {[r['trigger'] for r in runs]}")
+        return Verdict(not ahead, len(ahead), "runs", why)
+
+    return run

@@ -107,7 +107,8 @@ class Session:
         if self.queue is None:
             return await self._run(task, config, None)
         return await self.queue.enqueue(
-            self.id, lambda lane: self._run(task, config, lane), resolve_priority(trigger),
+            self.id, lambda lane: self._run(task, config, lane),
+            resolve_priority(trigger) if config.queue.priority else "normal",
             on_timeout=lambda: self.interrupt("lane timeout: no progress", kill=True),
         )
 

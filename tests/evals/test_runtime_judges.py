@@ -96,3 +96,33 @@ def test_fault_rules_for_one_profile_skip_the_others():
     assert not rule.applies("backup", 1, profile="k2")
     assert not rule.applies("backup", 1)
     assert FaultRule(model="backup", kind="rate_limit").applies("backup", 3, profile="k2")
+
+
+def _runs(*entries):
+    return {"driver": {"runs": [{"trigger": t, "message": m, "turns": n, "status": "completed"}
+                                for t, m, n in entries]}}
+
+
+USER_FIRST = {"user_task": "Rotate the logs"}
+
+
+def test_user_served_before_the_earlier_cron_job_passes(tmp_path):
+    run = _runs(("user", "Rebuild", 2), ("user", "Rotate the logs", 2), ("cron", "CRON compact", 2))
+    v = _judge("user_before_background", USER_FIRST, _evidence(tmp_path, run=run))
+    assert v.passed is True and v.figure == 0
+
+
+def test_user_waiting_behind_the_cron_job_fails(tmp_path):
+    run = _runs(("user", "Rebuild", 2), ("cron", "CRON compact", 2), ("user", "Rotate the logs", 2))
+    v = _judge("user_before_background", USER_FIRST, _evidence(tmp_path, run=run))
+    assert v.passed is False and v.figure == 1
+
+
+def test_a_trigger_answered_without_a_run_is_not_ahead(tmp_path):
+    run = _runs(("user", "Rebuild", 2), ("cron", "CRON compact", 0), ("user", "Rotate the logs", 2))
+    assert _judge("user_before_background", USER_FIRST, _evidence(tmp_path, run=run)).passed is True
+
+
+def test_no_run_for_the_user_message_fails(tmp_path):
+    v = _judge("user_before_background", USER_FIRST, _evidence(tmp_path, run=_runs(("user", "Rebuild", 2))))
+    assert v.passed is False and v.figure is None
