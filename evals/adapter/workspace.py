@@ -15,7 +15,8 @@ from harness.workspace import ExecResult
 # ``bash -c WRAPPER PIDFILE COMMAND``: run COMMAND in a new session (its own process group),
 # the group id written to PIDFILE for a kill on cancel and removed when the command ends.
 _IN_SESSION = 'echo $$ > "$0"; bash -c "$1"; rc=$?; rm -f "$0"; exit $rc'
-_GROUP_WRAPPER = (f'if command -v setsid >/dev/null 2>&1; then exec setsid -w bash -c {shlex.quote(_IN_SESSION)} "$0" "$1"; '
+# (``setsid -w true`` rather than ``command -v setsid``: busybox's setsid has no ``-w``.)
+_GROUP_WRAPPER = (f'if setsid -w true >/dev/null 2>&1; then exec setsid -w bash -c {shlex.quote(_IN_SESSION)} "$0" "$1"; '
                   'else exec bash -c "$1"; fi')
 
 

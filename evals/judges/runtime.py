@@ -195,7 +195,6 @@ def profile_after_cooldowns(p: ProfileOrderParams) -> JudgeFn:
     return run
 
 
-
 class UserFirstParams(JudgeParams):
     user_task: str
     """Regex on the text of the user's message that arrives while the session is busy."""
