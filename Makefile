@@ -18,6 +18,7 @@ CONFIG ?= looplab
 A ?= naive
 B ?= looplab
 PYTEST_ARGS ?=
+OVERRIDES ?=
 
 .DEFAULT_GOAL := help
 MODEL_DIR ?= models/smollm2-135m-instruct
@@ -59,9 +60,9 @@ report: venv ## Write the scorecard for LOGS (default: logs/latest) to reports/o
 compare: venv ## Compare configurations A and B in LOGS (or two log dirs: A=logs/x B=logs/y)
 	$(PY) -m reports compare $(A) $(B) --logs $(LOGS)
 
-repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset>
-	@test -n "$(SCENARIO)" || { echo "usage: make repro SCENARIO=<id> CONFIG=<preset> (ids: make list)"; exit 2; }
-	$(PY) -m evals repro $(SCENARIO) --config $(CONFIG) --sandbox $(SANDBOX) --model $(MODEL)
+repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=key=value,...]
+	@test -n "$(SCENARIO)" || { echo "usage: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=loop_detection.ping_pong=false] (ids: make list)"; exit 2; }
+	$(PY) -m evals repro $(SCENARIO) --config $(CONFIG) --sandbox $(SANDBOX) --model $(MODEL) $(if $(OVERRIDES),--overrides $(OVERRIDES))
 
 list: venv ## List scenarios and configurations
 	$(PY) -m evals list

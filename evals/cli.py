@@ -1,7 +1,7 @@
 """``python -m evals`` (also the ``looplab`` command): run the suite, reproduce one scenario.
 
     python -m evals run [--configs naive,looplab] [--sandbox docker|local] [--model scripted/suite]
-    python -m evals repro SCENARIO [--config looplab]
+    python -m evals repro SCENARIO [--config looplab] [--overrides key=value,...]
     python -m evals list
 
 ``run`` writes inspect logs to ``logs/<timestamp>/`` (``logs/latest`` points there), then the
@@ -183,8 +183,12 @@ def cmd_repro(args: argparse.Namespace) -> int:
     _configs(args.config)
     if args.sandbox == "docker":
         ensure_sandbox("docker")
+    if args.overrides:  # a bad key or value is an error before any sandbox starts
+        from evals.task import agent_for
+
+        agent_for(args.config, [], args.overrides)
     return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
-                 log_dir=args.log_dir or str(ROOT / "logs" / "repro"))
+                 log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -227,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--sandbox", default="docker", choices=["docker", "local"])
     rp.add_argument("--model", default="scripted/suite")
     rp.add_argument("--log-dir", default="")
+    rp.add_argument("--overrides", default="", help="changes to the preset, e.g. "
+                    "loop_detection.ping_pong=false: watch the failure its control prevents")
     rp.set_defaults(fn=cmd_repro)
 
     from evals.realmodel.run import add_parser as add_real_parser

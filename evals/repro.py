@@ -87,18 +87,21 @@ def _args(arguments: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def repro(scenario: str, config: str, *, sandbox: str, model: str, log_dir: str) -> int:
+def repro(scenario: str, config: str, *, sandbox: str, model: str, log_dir: str,
+          overrides: str = "") -> int:
+    """Run one scenario on ``config`` (with ``overrides``, e.g. a control switched off) and
+    print its transcript; exit 0 when every probe passed, 3 when one failed."""
     from inspect_ai import eval as inspect_eval
 
     from evals.task import looplab_suite
 
-    task = looplab_suite(config=config, scenarios=scenario, sandbox=sandbox)
+    task = looplab_suite(config=config, scenarios=scenario, sandbox=sandbox, overrides=overrides)
     [log] = inspect_eval(task, model=model, log_dir=log_dir, display="none")
     if log.status != "success" or not log.samples:
         err = log.error.message if log.error else log.status
         print(f"looplab: the run did not finish: {err}")
         return 1
-    print(render_sample(log.samples[0], config))
+    print(render_sample(log.samples[0], f"{config} ({overrides})" if overrides else config))
     print(f"log: {log.location}")
     score = log.samples[0].scores.get("checklist") if log.samples[0].scores else None
     passed = score is not None and all(v == 1.0 for v in (score.value or {}).values())  # type: ignore[union-attr]
