@@ -181,12 +181,12 @@ def cmd_repro(args: argparse.Namespace) -> int:
     from evals.repro import repro
 
     _configs(args.config)
-    if args.sandbox == "docker":
-        ensure_sandbox("docker")
-    if args.overrides:  # a bad key or value is an error before any sandbox starts
+    if args.overrides:  # a bad key or value is an error before the engine is even checked
         from evals.task import agent_for
 
         agent_for(args.config, [], args.overrides)
+    if args.sandbox == "docker":
+        ensure_sandbox("docker")
     return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
                  log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
 

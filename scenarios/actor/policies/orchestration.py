@@ -65,8 +65,10 @@ def delegate_command(view: ActorView, p: DelegateParams) -> Action:
     """Parent: hand one command to a sub-agent (asking for ``child_tools``), then answer.
     Child: run the command if it was given a shell, then answer."""
     if p.child_marker in view.task():
-        if view.exchanges() or not any(t in view.tool_names for t in SHELL_TOOLS):
-            return Answer("Done." if view.exchanges() else "I was given no tool that can do this.")
+        if view.exchanges():
+            return Answer("Done.")
+        if not any(t in view.tool_names for t in SHELL_TOOLS):
+            return Answer("I was given no tool that can do this.")
         return Run(p.command)
     if view.exchanges():
         return Answer(p.final_answer)
