@@ -1,7 +1,9 @@
 """The ``checklist`` scorer: one verdict per checklist item the scenario probes.
 
-``Score.value`` is ``{item_id: 1.0 | 0.0}`` (items that could not be judged are left out);
-``Score.metadata["items"]`` holds per item ``passed`` / ``figure`` / ``unit`` / ``explanation``.
+``Score.value`` is ``{item_id: 1.0 | 0.0}`` for items that passed or failed (not applicable and
+errored items are left out: they say nothing about the harness); ``Score.metadata["items"]`` holds
+per item ``state`` (``evals.judges.base.VerdictState``) / ``passed`` / ``figure`` / ``unit`` /
+``explanation``.
 """
 
 from __future__ import annotations
@@ -61,11 +63,13 @@ def checklist() -> Scorer:
             probes.update(scenario.real_model.probes)  # judged from what the fault proxy saw
         for item_id, spec in probes.items():
             verdict = await make_judge(spec.judge, spec.params)(evidence)
-            items[item_id] = {"passed": verdict.passed, "figure": verdict.figure,
-                              "unit": verdict.unit, "explanation": verdict.explanation}
+            items[item_id] = {"state": str(verdict.state), "passed": verdict.passed,
+                              "figure": verdict.figure, "unit": verdict.unit,
+                              "explanation": verdict.explanation}
             if verdict.passed is not None:
                 values[item_id] = 1.0 if verdict.passed else 0.0
-            mark = {True: "PASS", False: "FAIL", None: "N/A"}[verdict.passed]
+            mark = {"pass": "PASS", "fail": "FAIL", "not_applicable": "N/A",
+                    "error": "ERROR"}[str(verdict.state)]
             lines.append(f"{mark} {item_id}: {verdict.explanation}")
         return Score(
             value=values,

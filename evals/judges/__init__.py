@@ -12,6 +12,6 @@ from evals.judges import proxy as _proxy  # noqa: F401
 from evals.judges import records as _records  # noqa: F401
 from evals.judges import runtime as _runtime  # noqa: F401
 from evals.judges import scheduling as _scheduling  # noqa: F401
-from evals.judges.base import JUDGES, Evidence, Verdict, judge
+from evals.judges.base import JUDGES, Evidence, Verdict, VerdictState, judge
 
-__all__ = ["JUDGES", "Evidence", "Verdict", "judge"]
+__all__ = ["JUDGES", "Evidence", "Verdict", "VerdictState", "judge"]

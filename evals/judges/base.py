@@ -1,9 +1,24 @@
-"""Judge registry, the evidence judges read, and their verdict."""
+"""Judge registry, the evidence judges read, and their verdict.
+
+Every verdict is in one of four states (``VerdictState``), shared by judges, scorers and reports:
+
+- ``pass`` / ``fail``: the harness faced the failure the item names and held / did not hold.
+  Only these two are ever counted as the harness's behaviour.
+- ``not_applicable``: the harness never faced the failure (the trap was not sprung: the failing
+  call was never made, the overflow never reached, the poisoned file never offered) or it offers
+  no surface for the item (no sub-agent tool, no context files). Always with the reason.
+- ``error``: infrastructure, not the harness (an interrupt, a vanished container, a harness that
+  never started, an exception in our own code). Always with the reason.
+
+A verdict must never be cheaper than the behaviour it names: a judge first checks that the trap
+was sprung and answers ``not_applicable`` when it was not.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -15,13 +30,50 @@ class JudgeParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class VerdictState(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    NOT_APPLICABLE = "not_applicable"
+    ERROR = "error"
+
+
+COUNTED_STATES = frozenset({VerdictState.PASS, VerdictState.FAIL})
+"""The states that say something about the harness (rates are taken over these only)."""
+
+
 @dataclass
 class Verdict:
     passed: bool | None
-    """``None``: could not be judged (reported as not scored, never as a pass)."""
+    """``True`` pass, ``False`` fail, ``None`` not judged (``state`` says why: not applicable or
+    error; never reported as a pass)."""
     figure: float | None
     unit: str
     explanation: str
+    state: VerdictState | None = None
+    """Derived from ``passed`` when omitted (``None`` → not applicable); when given, ``passed``
+    follows it."""
+
+    def __post_init__(self) -> None:
+        if self.state is None:
+            self.state = {True: VerdictState.PASS, False: VerdictState.FAIL,
+                          None: VerdictState.NOT_APPLICABLE}[self.passed]
+        else:
+            self.state = VerdictState(self.state)
+            self.passed = {VerdictState.PASS: True, VerdictState.FAIL: False}.get(self.state)
+
+    @classmethod
+    def not_applicable(cls, reason: str, unit: str = "", figure: float | None = None) -> Verdict:
+        """The harness never faced the failure (trap not sprung) or has no surface for it."""
+        return cls(None, figure, unit, f"not applicable: {reason}", VerdictState.NOT_APPLICABLE)
+
+    @classmethod
+    def error(cls, reason: str, unit: str = "") -> Verdict:
+        """Infrastructure failed (not the harness): the item cannot be judged."""
+        return cls(None, None, unit, f"error: {reason}", VerdictState.ERROR)
+
+    @property
+    def counted(self) -> bool:
+        return self.state in COUNTED_STATES
 
 
 @dataclass
