@@ -2,6 +2,7 @@
 
 Backends raise :class:`ProviderError` for every provider-side failure, classified by ``kind`` so
 that failover can decide without parsing messages. Anything else they raise is a harness bug.
+Backends that see an HTTP answer build it with ``harness.provider_errors.classify_http_error``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ class ProviderError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         model: str | None = None,
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+        dialect: str | None = None,
+        reason: str | None = None,
     ) -> None:
         super().__init__(f"{kind}: {message}")
         self.kind: FaultKind = kind
@@ -41,6 +46,15 @@ class ProviderError(Exception):
         self.status = status
         self.retry_after = retry_after
         self.model = model
+        self.headers = headers or {}
+        """The response headers, names lower-cased (empty when no HTTP answer came)."""
+        self.body = body
+        """The response body as text, cut to a few KB (``None`` when there was none)."""
+        self.dialect = dialect
+        """Which server family answered (openai, azure, anthropic, google, vllm, llamacpp)."""
+        self.reason = reason
+        """The finer cause the kind was read from (``insufficient_quota``, ``retry hint``,
+        ``connection_refused``...), for the event log."""
 
     @property
     def retriable(self) -> bool:

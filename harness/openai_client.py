@@ -1,32 +1,26 @@
 """A ``Model`` for any OpenAI-compatible chat-completions server (vLLM, llama.cpp, ...).
 
 Pure stdlib (``urllib`` in a worker thread): the harness needs no SDK. HTTP failures become
-classified ``ProviderError``s so failover decides on kinds, never on message text:
-
-- 429 → ``rate_limit`` (``quota_exceeded`` when the body speaks of quota or billing)
-- 503, 529 (and 502, 504) → ``overloaded``; 401, 403 → ``auth_error``
-- 400/413/422 mentioning the context length → ``context_overflow``; other 4xx → ``bad_request``
-- timeouts and connection errors → ``timeout``; anything else → ``other``
-
-``Retry-After`` (seconds or an HTTP date, or ``retry-after-ms``) is passed on as ``retry_after``.
+classified ``ProviderError``s (``harness.provider_errors.classify_http_error``: status, headers
+and body in each server's dialect, retry hints included) so failover decides on kinds. No HTTP
+answer (refused, reset, timed out, a body cut short) is a retriable ``timeout`` fault.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
+import http.client
 import itertools
 import json
 import re
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
 from typing import Any
 
 from harness.events import subsystem_logger
 from harness.messages import Message, ToolCall
-from harness.model import FaultKind, ModelReply, ProviderError, ToolSpec, Usage
+from harness.model import ModelReply, ProviderError, ToolSpec, Usage
+from harness.provider_errors import classify_http_error
 
 log = subsystem_logger("openai-client")
 
@@ -34,12 +28,6 @@ INVALID_JSON_KEY = "_invalid_json"
 """Arguments of a tool call whose JSON could not be parsed: the raw text is kept under this key
 (and the parse error under ``_error``) so the call still gets an error result, not a crash."""
 
-_CONTEXT = re.compile(
-    r"context length|maximum context|context window|too many tokens|prompt is too long"
-    r"|input is too long|exceeds the model",
-    re.IGNORECASE,
-)
-_QUOTA = re.compile(r"quota|insufficient_quota|billing|credit", re.IGNORECASE)
 _ids = itertools.count(1)
 
 
@@ -54,58 +42,11 @@ def api_urls(base_url: str) -> tuple[str, str]:
     return api, re.sub(r"/v\d+$", "", api)
 
 
-def parse_retry_after(headers: Mapping[str, str] | Any) -> float | None:
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("Retry-After")
-    if not value:
-        return None
+def _read_error_body(e: urllib.error.HTTPError) -> bytes:
     try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _error_text(body: str) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body.strip()[:1000]
-    err = data.get("error", data) if isinstance(data, dict) else data
-    if isinstance(err, dict):
-        return str(err.get("message") or err.get("detail") or err)[:1000]
-    return str(err)[:1000]
-
-
-def classify_http_error(
-    status: int, body: str, retry_after: float | None = None, model: str | None = None
-) -> ProviderError:
-    text = _error_text(body) or f"HTTP {status}"
-    kind: FaultKind
-    if status == 429:
-        kind = "quota_exceeded" if _QUOTA.search(body) else "rate_limit"
-    elif status in (502, 503, 504, 529):
-        kind = "overloaded"
-    elif status in (401, 403):
-        kind = "auth_error"
-    elif status in (400, 413, 422) and _CONTEXT.search(body):
-        kind = "context_overflow"
-    elif 400 <= status < 500:
-        kind = "bad_request"
-    else:
-        kind = "other"
-    return ProviderError(kind, text, status=status, retry_after=retry_after, model=model)
+        return e.read() if e.fp else b""
+    except (OSError, http.client.HTTPException):  # the error body itself was cut short
+        return b""
 
 
 def to_openai(message: Message) -> dict[str, Any]:
@@ -202,14 +143,20 @@ class OpenAICompatModel:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
                 body = resp.read().decode("utf-8", errors="replace")
         except urllib.error.HTTPError as e:
-            text = e.read().decode("utf-8", errors="replace") if e.fp else ""
-            raise classify_http_error(e.code, text, parse_retry_after(e.headers), self.name) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-            reason = getattr(e, "reason", e)
-            raise ProviderError("timeout", f"{url}: {reason}", model=self.name) from None
+            raw = _read_error_body(e)
+            raise classify_http_error(e.code, e.headers, raw, model=self.name) from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            # No (complete) HTTP answer: refused, reset, timed out, or the body was cut short.
+            reason = getattr(e, "reason", None) or e
+            raise classify_http_error(None, {}, None, model=self.name,
+                                      transport_error=f"{url}: {type(e).__name__}: {reason}") from None
         try:
             return json.loads(body)
         except ValueError:
+            cut = not body.strip() or body.lstrip().startswith(("{", "["))
+            if cut:  # an empty or truncated JSON answer is a stream cut, worth a retry
+                raise classify_http_error(None, {}, body, model=self.name,
+                                          transport_error=f"{url}: truncated response") from None
             raise ProviderError("other", f"{url}: response is not JSON: {body[:300]}",
                                 model=self.name) from None
 
