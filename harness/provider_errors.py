@@ -62,10 +62,12 @@ _LABELS: dict[str, FaultKind] = {
 """Labels that settle the kind on their own. Generic labels (``invalid_request_error``,
 ``INVALID_ARGUMENT``, ``BadRequestError``) are absent on purpose: the wording decides those."""
 
-_SUBJECT = r"(?:context|token|tokens|prompt|input|inputs|sequence|model length|max_model_len)"
+_SUBJECT = (r"(?:context|token|tokens|prompt|input|inputs|sequence|model length|max_model_len|"
+            r"payload|request size|message size|body size)")
 _OVERFLOW = [
     re.compile(rf"{_SUBJECT}\b[^.;\n]{{0,80}}?(?:exceed|too long|too large|too many|larger than|"
-               rf"longer than|greater than|over the|above the)", re.IGNORECASE),
+               rf"longer than|greater than|over the|above the|must be <=?|must be less|must not exceed)",
+               re.IGNORECASE),
     re.compile(rf"(?:exceed|exceeds|exceeded|exceeding)\b[^.;\n]{{0,60}}?(?:context|{_SUBJECT}"
                rf"[^.;\n]{{0,20}}(?:limit|length|size|window|maximum))", re.IGNORECASE),
     re.compile(r"maximum (?:context|model|sequence|input) length|max(?:imum)? context (?:size|"
@@ -87,6 +89,8 @@ _AUTH_WORDS = re.compile(r"api key|apikey|unauthori[sz]ed|authenticat|permission
                          r"access denied|invalid key|credential", re.IGNORECASE)
 _LONG_QUOTA_ID = re.compile(r"per ?day|daily|per ?month|monthly|per ?year|per ?week|"
                             r"per ?hour|hourly", re.IGNORECASE)
+_TIMEOUT_STATUSES = frozenset({408, 504, 522, 524, 598, 599})
+"""Request timeout, gateway timeout and the proxies' (Cloudflare, nginx) timeout statuses."""
 _TRANSPORT_REASONS = [
     ("connection_refused", re.compile(r"refused|errno 111|ECONNREFUSED", re.I)),
     ("connection_reset", re.compile(r"reset by peer|ECONNRESET|aborted|broken pipe|EPIPE|"
@@ -144,10 +148,10 @@ def decide(status: int | None, labels: list[str], details: list[Any], message: s
         return "overloaded", "529"
     if status in (401, 403):
         return "auth_error", str(status)
-    if status in (502, 503, 504):
-        return "overloaded", str(status)
-    if status == 408:
-        return "timeout", "408"
+    if status in _TIMEOUT_STATUSES:
+        return "timeout", str(status)
+    if status is not None and status >= 502:
+        return "overloaded", str(status)  # gateways and proxies: the server is not answering
     if status == 413:
         return "context_overflow", "413"
     if status == 402 or (status is not None and 400 <= status < 500 and

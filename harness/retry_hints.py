@@ -26,11 +26,11 @@ _WORDED = re.compile(
 _RESET_FAMILIES = ("requests", "tokens", "input-tokens", "output-tokens")
 
 
-def lower_headers(headers: Mapping[str, str] | Any) -> dict[str, str]:
+def lower_headers(headers: Any) -> dict[str, str]:
     """Header names lower-cased (HTTP names are case-insensitive); any ``items()`` works."""
     if not headers:
         return {}
-    items: Iterable[tuple[Any, Any]] = headers.items() if hasattr(headers, "items") else headers
+    items = headers.items() if hasattr(headers, "items") else headers
     return {str(k).lower(): str(v) for k, v in items}
 
 
