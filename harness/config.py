@@ -161,6 +161,15 @@ class FailoverConfig(_Strict):
     max_wait_s: float = Field(0.0, ge=0)
     """When every profile of the last model is cooling: wait for the soonest one to expire if
     that is at most this many seconds away; otherwise end with ``FALLBACKS_EXHAUSTED``."""
+    retry_budget_s: float | None = Field(None, ge=0)
+    """Total seconds one model call may spend failing and waiting (backoff, cooldown waits),
+    over every profile and model, counted from the call's start. A wait that would pass the
+    budget is not started: the run ends with ``FALLBACKS_EXHAUSTED`` instead. A server that
+    stops answering therefore ends the run within this budget plus one request's HTTP timeout.
+    ``None``: no time budget (the seeds set none)."""
+    max_failed_attempts: int | None = Field(None, ge=1)
+    """Failed attempts one model call may make (over every profile and model) before the run
+    ends with ``FALLBACKS_EXHAUSTED``. ``None``: no cap (the seeds set none)."""
 
     @field_validator("cooldowns_s")
     @classmethod

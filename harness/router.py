@@ -11,6 +11,11 @@ profiles the router waits for the soonest one if it frees within ``max_wait_s``,
 ends with ``FALLBACKS_EXHAUSTED`` (the loop keeps the transcript). Non-retriable faults end the
 run at once with ``PROVIDER_ERROR``, without trying fallbacks. Before any of that, a control may
 repair the cause once per call (``on_provider_error``, e.g. compaction after an overflow).
+
+A retry budget bounds all of it: ``retry_budget_s`` (seconds one model call may spend failing and
+waiting) and ``max_failed_attempts``. A wait that would pass the budget is not started; the run
+ends with ``FALLBACKS_EXHAUSTED`` and a ``failover.budget_spent`` event, so a dead or refusing
+server cannot keep a run retrying forever.
 """
 
 from __future__ import annotations
@@ -82,7 +87,8 @@ class ModelRouter:
     ) -> ModelReply:
         if run is not self._run:  # a new run starts again at the head of the chain
             self._run, self.current = run, 0
-        profile, model = await self._select(run, None, None)
+        budget = RetryBudget(self.config, self.pool.clock)
+        profile, model = await self._select(run, None, None, budget)
         attempts = repaired = 0
         while True:
             run.model_name, run.profile_id = model.name, profile.id
@@ -100,15 +106,18 @@ class ModelRouter:
                     repaired += 1
                     continue
                 self._raise_if_final(e)
+                budget.failed(run, e)
                 attempts += 1
                 cooldown = self.pool.mark_failure(profile, e.kind, e.retry_after)
                 run.emit("auth.cooldown", profile=profile.id, kind=e.kind, seconds=cooldown,
                          failures=profile.consecutive_failures)
                 if attempts < self.config.max_attempts_per_model:
-                    await self.sleep(max(self.config.backoff_s, e.retry_after or 0.0))
+                    pause = max(self.config.backoff_s, e.retry_after or 0.0)
+                    budget.before_wait(run, pause, e)
+                    await self.sleep(pause)
                     continue
                 attempts = 0
-                profile, model = await self._select(run, e, profile)
+                profile, model = await self._select(run, e, profile, budget)
                 continue
             self.pool.mark_success(profile)
             return reply
@@ -121,7 +130,8 @@ class ModelRouter:
             raise RunEnded(ExitStatus.PROVIDER_ERROR, f"{e.kind}: {e.message}")
 
     async def _select(
-        self, run: RunState, error: ProviderError | None, failed: AuthProfile | None
+        self, run: RunState, error: ProviderError | None, failed: AuthProfile | None,
+        budget: RetryBudget,
     ) -> tuple[AuthProfile, Model]:
         """The entry to call next: a usable profile of the model in service, else the next
         model in the chain, else (last model) wait for the soonest cooldown or give up."""
@@ -137,6 +147,7 @@ class ModelRouter:
                 continue
             wait = self.pool.remaining(profile)
             if wait <= self.config.max_wait_s:
+                budget.before_wait(run, wait, error)
                 run.emit("auth.wait", profile=profile.id, seconds=round(wait, 3))
                 await self.sleep(wait)
                 return profile, model
@@ -161,6 +172,42 @@ class ModelRouter:
                 load_prompt("failover_handoff.md").format(old=old, new=new, reason=reason),
                 origin="harness",
             ))
+
+
+class RetryBudget:
+    """The retry budget of one model call: failed attempts and seconds since the call began."""
+
+    def __init__(self, config: FailoverConfig, clock: Clock) -> None:
+        self.config = config
+        self.clock = clock
+        self.started = clock()
+        self.failures = 0
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def failed(self, run: RunState, error: ProviderError) -> None:
+        """Count a failed attempt; end the run when the attempts or the seconds are spent."""
+        self.failures += 1
+        cap, limit = self.config.max_failed_attempts, self.config.retry_budget_s
+        if cap is not None and self.failures >= cap:
+            self._spent(run, error, f"{self.failures} failed attempts (max_failed_attempts "
+                                    f"{cap})")
+        if limit is not None and self.elapsed() >= limit:
+            self._spent(run, error, f"{self.elapsed():.1f}s of retries (retry_budget_s {limit:g})")
+
+    def before_wait(self, run: RunState, seconds: float, error: ProviderError | None) -> None:
+        """A wait is only started when the attempt after it still fits in the budget."""
+        limit = self.config.retry_budget_s
+        if limit is not None and self.elapsed() + seconds > limit:
+            self._spent(run, error, f"the next retry in {seconds:.1f}s would pass "
+                                    f"retry_budget_s {limit:g} ({self.elapsed():.1f}s spent)")
+
+    def _spent(self, run: RunState, error: ProviderError | None, why: str) -> None:
+        last = f"{error.kind}: {error.message[:300]}" if error else "every profile cooling"
+        run.emit("failover.budget_spent", failures=self.failures,
+                 seconds=round(self.elapsed(), 3), reason=why, last=last)
+        raise RunEnded(ExitStatus.FALLBACKS_EXHAUSTED, f"retry budget spent: {why}; last: {last}")
 
 
 async def _any_repaired(controls: Sequence[Control], run: RunState, e: ProviderError) -> bool:

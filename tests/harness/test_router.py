@@ -197,3 +197,54 @@ def test_profile_id_is_recorded_on_the_run(tmp_path: Path) -> None:
     res = asyncio.run(ag.run("t"))
     errors = [e.data["profile"] for e in res.events if e.type == "provider.error"]
     assert errors == ["key-a"] and ag.router.model is b
+
+
+def down(n: int = 1000) -> list[ProviderError | None]:
+    return [ProviderError("timeout", "connection refused") for _ in range(n)]
+
+
+def test_retry_budget_ends_a_dead_server_typed_within_its_seconds(tmp_path: Path) -> None:
+    clock = Clock()
+    dead = model("m1", "k", down())
+    res = asyncio.run(agent([dead], tmp_path, clock, max_wait_s=60, retry_budget_s=100,
+                            cooldowns_s={"timeout": 15}).run("t"))
+    assert res.status == ExitStatus.FALLBACKS_EXHAUSTED and "retry budget spent" in res.message
+    assert clock.now <= 100 and sum(clock.slept) == clock.now
+    assert dead.calls == 7  # t = 0, 15, ... 90; a wait to 105 would pass the budget
+    spent = next(e for e in res.events if e.type == "failover.budget_spent")
+    assert spent.data["failures"] == 7 and "timeout" in spent.data["last"]
+
+
+def test_max_failed_attempts_counts_over_profiles_and_models(tmp_path: Path) -> None:
+    clock = Clock()
+    models = [model("m1", "a", down()), model("m1", "b", down()), model("m2", "a", down())]
+    res = asyncio.run(agent(models, tmp_path, clock, max_wait_s=1000, max_failed_attempts=5,
+                            cooldowns_s={"timeout": 1}).run("t"))
+    assert res.status == ExitStatus.FALLBACKS_EXHAUSTED and "max_failed_attempts 5" in res.message
+    assert sum(m.calls for m in models) == 5
+
+
+def test_budget_is_per_model_call_and_a_success_resets_it(tmp_path: Path) -> None:
+    clock = Clock()
+    flaky = model("m1", "k", [ProviderError("overloaded", "busy", retry_after=30), None,
+                              ProviderError("overloaded", "busy", retry_after=30), None],
+                  answer="ok")
+    a = agent([flaky], tmp_path, clock, max_wait_s=60, retry_budget_s=40)
+    first = asyncio.run(a.run("t"))
+    second = asyncio.run(a.run("t"))
+    assert (first.status, second.status) == (ExitStatus.COMPLETED, ExitStatus.COMPLETED)
+    assert clock.slept == [30, 30]
+
+
+def test_a_retry_after_beyond_the_budget_is_not_waited_for(tmp_path: Path) -> None:
+    clock = Clock()
+    limited = model("m1", "k", [rate_limit(retry_after=50)])
+    res = asyncio.run(agent([limited], tmp_path, clock, max_wait_s=60, retry_budget_s=20)
+                      .run("t"))
+    assert res.status == ExitStatus.FALLBACKS_EXHAUSTED and clock.slept == []
+    assert "would pass retry_budget_s 20" in res.message
+
+
+def test_seed_defaults_have_no_budget() -> None:
+    cfg = HarnessConfig(failover=FAILOVER).failover
+    assert (cfg.retry_budget_s, cfg.max_failed_attempts) == (None, None)
