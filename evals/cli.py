@@ -67,7 +67,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     log_dir = Path(args.log_dir or ROOT / "logs" / stamp)
     log_dir.mkdir(parents=True, exist_ok=True)
-    _point_latest(log_dir)
     tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
                            sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
     print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations "
@@ -80,20 +79,52 @@ def cmd_run(args: argparse.Namespace) -> int:
                         epochs=args.epochs, display=args.display, fail_on_error=False,
                         log_realtime=False, score_display=False)
     wall = time.monotonic() - t0
-    failed = [lg for lg in logs if lg.status != "success"]
-    rc = 0
+    rc = run_outcome(logs)
     if not args.no_report:
-        rc = _report(log_dir)
+        rc = rc or _report(log_dir)
     if args.no_setup:  # one process of a split run: its parent prints the totals
         print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
     else:
         print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
               f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
-    if failed:
-        print(f"looplab: {len(failed)} log(s) did not finish cleanly: "
-              + ", ".join(f"{lg.eval.task_args.get('config')}={lg.status}" for lg in failed))
-        return 1
+        _finish(log_dir, rc)
     return rc
+
+
+EXIT_INTERRUPTED = 130
+EXIT_ERRORED = 1
+SHOW_ERRORS = 10
+
+
+def run_outcome(logs: list) -> int:
+    """0 when every log finished and no sample errored; 130 when the run was interrupted;
+    1 otherwise. Says which logs and samples did not finish, on stderr."""
+    unfinished = [lg for lg in logs if lg.status != "success"]
+    errored = [(lg, s) for lg in logs for s in (lg.samples or []) if s.error is not None]
+    for lg in unfinished:
+        why = f": {lg.error.message.splitlines()[0]}" if lg.error and lg.error.message else ""
+        print(f"looplab: {lg.eval.task} ended {lg.status}{why} ({lg.location})", file=sys.stderr)
+    for lg, sample in errored[:SHOW_ERRORS]:
+        first = (sample.error.message.strip().splitlines() or ["error"])[0][:200]
+        print(f"looplab: errored sample {lg.eval.task} / {sample.id} epoch {sample.epoch}: {first}",
+              file=sys.stderr)
+    if len(errored) > SHOW_ERRORS:
+        print(f"looplab: ... and {len(errored) - SHOW_ERRORS} more errored sample(s)", file=sys.stderr)
+    if errored:
+        print(f"looplab: {len(errored)} sample(s) errored: they are not counted as pass or fail",
+              file=sys.stderr)
+    if any(lg.status == "cancelled" for lg in unfinished):
+        return EXIT_INTERRUPTED
+    return EXIT_ERRORED if unfinished or errored else 0
+
+
+def _finish(log_dir: Path, rc: int) -> None:
+    """``logs/latest`` names the last *complete* run only."""
+    if rc == 0:
+        _point_latest(log_dir)
+    else:
+        print(f"looplab: the run is incomplete (exit {rc}); logs/latest was left where it was",
+              file=sys.stderr)
 
 
 def cost_weight(config: str) -> int:
@@ -128,7 +159,6 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) ->
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     log_dir = Path(args.log_dir or ROOT / "logs" / stamp)
     log_dir.mkdir(parents=True, exist_ok=True)
-    _point_latest(log_dir)
     print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
           f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
@@ -153,13 +183,23 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) ->
                 p.terminate()
         raise
     wall = time.monotonic() - t0
-    rc = 0 if args.no_report else _report(log_dir)
+    report_rc = 0 if args.no_report else _report(log_dir)
     print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
           f"configurations × {args.epochs} epoch(s), {n} processes); logs in {log_dir}")
+    rc = split_outcome(codes) or report_rc
     if any(codes):
-        print(f"looplab: {sum(1 for c in codes if c)} of {n} processes did not finish cleanly")
-        return 1
+        print(f"looplab: {sum(1 for c in codes if c)} of {n} processes did not finish cleanly "
+              f"(exit codes {', '.join(map(str, codes))})", file=sys.stderr)
+    _finish(log_dir, rc)
     return rc
+
+
+def split_outcome(codes: list[int]) -> int:
+    """One exit code for a split run: an interrupt wins (130, also when a child died of
+    SIGINT), then any other failure (1)."""
+    if any(c in (EXIT_INTERRUPTED, -2) for c in codes):
+        return EXIT_INTERRUPTED
+    return EXIT_ERRORED if any(codes) else 0
 
 
 def _report(log_dir: Path) -> int:
@@ -201,6 +241,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_int(text: str) -> int:
+    """A count flag: 0 or less would hang the run or do nothing, so it is refused up front."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="looplab", description="looplab: evaluate agent harnesses.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -212,13 +263,13 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--scenarios", default="", help="comma-separated scenario ids (default: all)")
     r.add_argument("--family", default="")
     r.add_argument("--fallbacks", default="", help="fallback models for real-model runs")
-    r.add_argument("--epochs", type=int, default=1)
+    r.add_argument("--epochs", type=positive_int, default=1)
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
     # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
-    r.add_argument("--processes", type=int, default=2,
+    r.add_argument("--processes", type=positive_int, default=2,
                    help="split the configurations over this many eval processes (default 2)")
     r.add_argument("--no-setup", action="store_true", help=argparse.SUPPRESS)
-    r.add_argument("--max-samples", type=int, default=16,
+    r.add_argument("--max-samples", type=positive_int, default=16,
                    help="samples (and sandboxes) at once, over all configurations")
     r.add_argument("--log-dir", default="")
     r.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
@@ -249,8 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.fn(args))
     except KeyboardInterrupt:
-        print("\nlooplab: interrupted; logs written so far are kept.", file=sys.stderr)
-        return 130
+        print("\nlooplab: interrupted; logs written so far are kept, logs/latest was not moved.",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     except CliError as e:
         print(f"looplab: error: {e}", file=sys.stderr)
         return 2

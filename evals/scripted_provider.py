@@ -10,11 +10,14 @@ records what it observed in the sample store for the judges.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
 from typing import Any
 
+import httpx
+import openai
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -28,36 +31,46 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import store
 
 from evals.convert import from_inspect, to_inspect, tool_spec
+from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from scenarios.actor import ActorView, act, to_reply
 from scenarios.actor.summarise import is_summary_request, summarise
 from scenarios.loader import load_library
-from scenarios.schema import Scenario
+from scenarios.schema import FaultRule, Scenario
 
 SCENARIO_KEY = "looplab:scenario"
 OBSERVATIONS_KEY = "looplab:actor"
 
-_STATUS = {"rate_limit": 429, "quota_exceeded": 429, "overloaded": 529, "auth_error": 401,
-           "bad_request": 400, "context_overflow": 400}
-_BODIES = {
-    "rate_limit": "Rate limit reached for requests. Please try again later.",
-    "quota_exceeded": "You exceeded your current quota, please check your plan and billing details.",
-    "overloaded": "Overloaded",
-    "auth_error": "Incorrect API key provided.",
-    "bad_request": "Invalid request.",
-    "context_overflow": "maximum context length exceeded",
-}
+WIRE_RELAY_KEY = "looplab:wire_relay"
+"""Sample-store flag: a wire relay runs in the sample's sandbox (``evals.wire_relay``); each
+fault is then also written there, so the relay can answer with the provider's own headers."""
 
 
-class ScriptedFault(Exception):
-    """A provider fault played by the actor. ``looplab_kind`` classifies it for the harness."""
+class ScriptedFault(openai.APIStatusError):
+    """A provider fault as an OpenAI-SDK client raises it: status, headers and the body in the
+    scenario's provider dialect. inspect's sandbox bridge forwards ``status_code``, the message
+    and (for its OpenAI APIs) the error object to an in-container client."""
 
-    def __init__(self, kind: str, model: str, retry_after: float | None = None) -> None:
-        self.looplab_kind = kind
-        self.status = _STATUS[kind]
-        self.retry_after = retry_after
-        self.body = {"error": {"message": _BODIES[kind], "type": kind, "code": self.status}}
-        super().__init__(f"Error code: {self.status} - {json.dumps(self.body)} (model {model})")
+    def __init__(self, wire: WireFault, model: str) -> None:
+        request = httpx.Request("POST", "https://api.provider.invalid/v1/chat/completions")
+        response = httpx.Response(wire.status, headers=wire.headers, json=wire.body,
+                                  request=request)
+        error = wire.body.get("error", wire.body)
+        super().__init__(f"Error code: {wire.status} - {json.dumps(wire.body)}",
+                         response=response, body=error if isinstance(error, dict) else wire.body)
+        self.wire = wire
+        self.provider_message = wire.message()
+        self.model = model
+
+
+class ScriptedConnectionError(openai.APIConnectionError):
+    """A transport fault (reset, stall, cut stream) as an OpenAI-SDK client raises it."""
+
+    def __init__(self, kind: str) -> None:
+        request = httpx.Request("POST", "https://api.provider.invalid/v1/chat/completions")
+        super().__init__(message=TRANSPORT_ERRORS[kind], request=request)
+        self.transport = kind
+        self.provider_message = TRANSPORT_ERRORS[kind]
 
 
 def input_tokens(messages: list[Any], tools: list[ToolInfo]) -> int:
@@ -66,11 +79,24 @@ def input_tokens(messages: list[Any], tools: list[ToolInfo]) -> int:
     return estimate_tokens(messages) + tool_chars // 4
 
 
+def check_model_name(name: str) -> None:
+    """A typo in ``scripted/<id>`` must not silently run the whole suite: the name is ``suite``,
+    a scenario id, or a fallback role some scenario names (``scripted/backup``)."""
+    library = load_library()
+    roles = {m.split("/", 1)[1].split("@", 1)[0] for s in library.values()
+             for m in s.fallback_models if m.startswith("scripted/")}
+    if name not in {"suite", *library, *roles}:
+        raise ValueError(f"--model scripted/{name}: no scenario or fallback role {name!r}; use "
+                         f"scripted/suite, scripted/<scenario-id> (see `python -m evals list`) "
+                         f"or one of the roles {', '.join(sorted(roles))}")
+
+
 class ScriptedModelAPI(ModelAPI):
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
                  config: GenerateConfig | None = None, **model_args: Any) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key,
                          config=config or GenerateConfig())
+        check_model_name(model_name)
 
     def _scenario_and_role(self) -> tuple[Scenario, str]:
         library = load_library()
@@ -112,7 +138,7 @@ class ScriptedModelAPI(ModelAPI):
             role, profile_index if f.profile else call_index, summary, profile)), None)
         if fault is not None:
             self._observe({**obs, "fault": fault.kind})
-            raise ScriptedFault(fault.kind, self.model_name, fault.retry_after)
+            raise await self._fault(fault, scenario, n_in)
         if n_in > scenario.n_ctx:
             self._observe({**obs, "overflow": True})
             text = (f"This model's maximum context length is {scenario.n_ctx} tokens. However, you "
@@ -141,6 +167,19 @@ class ScriptedModelAPI(ModelAPI):
                 message=message, stop_reason="tool_calls" if reply.tool_calls else "stop")],
             usage=ModelUsage(input_tokens=n_in, output_tokens=n_out, total_tokens=n_in + n_out),
         )
+
+    async def _fault(self, fault: FaultRule, scenario: Scenario, n_in: int) -> Exception:
+        """The exception a client of the scenario's provider would get for ``fault``."""
+        if fault.kind in TRANSPORT_KINDS:
+            if fault.kind == "stall":
+                await asyncio.sleep(fault.stall_s)  # the request hangs, then the link drops
+            await _tell_relay({"transport": fault.kind, "message": TRANSPORT_ERRORS[fault.kind]})
+            return ScriptedConnectionError(fault.kind)
+        wire = wire_fault(fault.kind, scenario.dialect, model=self.model_name,
+                          retry_after=fault.retry_after, n_ctx=scenario.n_ctx, prompt_tokens=n_in)
+        await _tell_relay({"status": wire.status, "headers": wire.headers, "body": wire.body,
+                           "message": wire.message()})
+        return ScriptedFault(wire, self.model_name)
 
     @staticmethod
     def _prefix_share(role: str, summary: bool, messages: list[Message]) -> float | None:
@@ -173,6 +212,16 @@ class ScriptedModelAPI(ModelAPI):
 
     def max_connections(self) -> int:
         return 64
+
+
+async def _tell_relay(record: dict[str, Any]) -> None:
+    """Hand the fault's wire form to the sandbox's wire relay, when one runs: inspect's bridge
+    forwards a fault's status and message but not its headers or a non-OpenAI body."""
+    if not store().get(WIRE_RELAY_KEY):
+        return
+    from evals.wire_relay import record_fault
+
+    await record_fault(record)
 
 
 def pairs_ok(messages: list[Message]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -123,10 +124,34 @@ def looplab_suite(
     """
     ids = scenarios or _pinned_scenario() or ""
     chosen = select(ids or None, family or None)
+    label = config_label(config, overrides)
+    samples = [sample_for(s) for s in chosen]
+    for sample in samples:  # samples_df then carries the configuration on every row
+        sample.metadata = {**(sample.metadata or {}), "config": label}
+    items = sorted({i for s in chosen for i in (*s.probes, *(s.real_model.probes if s.real_model else {}))})
     return Task(
-        dataset=MemoryDataset([sample_for(s) for s in chosen], name="looplab-scenarios"),
+        dataset=MemoryDataset(samples, name="looplab-scenarios"),
         solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy)),
-        scorer=checklist(),
+        scorer=checklist(items),
         sandbox=sandbox_spec(sandbox),
-        name="looplab_suite",
+        name=task_name(config, overrides),
+        display_name=label,
+        tags=["looplab", config, *(["ablation"] if overrides else [])],
+        metadata={"config": config, "overrides": overrides, "label": label},
     )
+
+
+TASK_PREFIX = "looplab_suite"
+"""Every configuration's log is task ``looplab_suite_<configuration>`` (reports read the prefix)."""
+
+
+def config_label(config: str, overrides: str = "") -> str:
+    """How reports and ``inspect view`` name a configuration: ``looplab``, or with its changes
+    ``looplab[loop_detection.enabled=false]`` (an ablation is never shown as the plain preset)."""
+    changes = ",".join(p.strip() for p in overrides.split(",") if p.strip())
+    return f"{config}[{changes}]" if changes else config
+
+
+def task_name(config: str, overrides: str = "") -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", config_label(config, overrides)).strip("_")
+    return f"{TASK_PREFIX}_{slug}"

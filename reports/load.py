@@ -57,7 +57,9 @@ def read_task_logs(logdir: Path, task_name: str, what: str,
     if evals.empty:
         raise ReportError(f"log directory {logdir} holds no inspect logs")
     tasks = sorted(set(evals["task_name"].astype(str)))
-    evals = evals[evals["task_name"] == task_name]
+    # One log per configuration, named ``<task_name>`` or ``<task_name>_<configuration>``.
+    names = evals["task_name"].astype(str)
+    evals = evals[(names == task_name) | names.str.startswith(f"{task_name}_")]
     if evals.empty:
         hint = "".join(f"; {h}" for t, h in (hints or {}).items() if t in tasks)
         raise ReportError(f"log directory {logdir} holds no {what} (task {task_name}); "

@@ -30,6 +30,9 @@ def _format_validation(path: Path, e: ValidationError) -> str:
 def load_scenario_file(path: Path) -> Scenario:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); "
+                            "save the file as UTF-8") from e
     except yaml.YAMLError as e:
         raise ScenarioError(f"{path}: not valid YAML: {e}") from e
     if not isinstance(raw, dict):
@@ -64,6 +67,26 @@ def _check_refs(path: Path, scenario: Scenario) -> None:
         POLICIES[scenario.actor.policy].params_model.model_validate(scenario.actor.params)
     except ValidationError as e:
         raise ScenarioError(_format_validation(path, e).replace("field ", "field actor.params.")) from e
+    _check_judges(path, scenario)
+
+
+def _check_judges(path: Path, scenario: Scenario) -> None:
+    # A judge is code in evals/ named in data: an unknown name or a wrongly typed parameter
+    # must stop the run before anything runs, not error every sample that probes it.
+    from evals.judges import JUDGES
+
+    specs = [(f"probes.{i}", s) for i, s in scenario.probes.items()]
+    if scenario.real_model:
+        specs += [(f"real_model.probes.{i}", s) for i, s in scenario.real_model.probes.items()]
+    for where, spec in specs:
+        if spec.judge not in JUDGES:
+            raise ScenarioError(f"{path}: field {where}.judge: unknown judge {spec.judge!r}; "
+                                f"known: {', '.join(sorted(JUDGES))}")
+        try:
+            JUDGES[spec.judge].params_model.model_validate(spec.params)
+        except ValidationError as e:
+            raise ScenarioError(_format_validation(path, e).replace(
+                "field ", f"field {where}.params.")) from e
 
 
 def expand(scenario: Scenario) -> list[Scenario]:
@@ -95,8 +118,15 @@ def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
     """All scenarios in ``directory`` by id (corpus scenarios expanded, sorted by id)."""
     if not directory.is_dir():
         raise ScenarioError(f"scenario directory {directory} does not exist")
-    scenarios = [x for p in sorted(directory.glob("*.yaml")) for x in expand(load_scenario_file(p))]
-    return {s.id: s for s in sorted(scenarios, key=lambda s: s.id)}
+    scenarios: dict[str, Scenario] = {}
+    origin: dict[str, Path] = {}
+    for p in sorted(directory.glob("*.yaml")):
+        for x in expand(load_scenario_file(p)):
+            if x.id in scenarios:
+                raise ScenarioError(f"{p}: field id: {x.id!r} is also the id of a scenario in "
+                                    f"{origin[x.id]}; ids must be unique")
+            scenarios[x.id], origin[x.id] = x, p
+    return dict(sorted(scenarios.items()))
 
 
 def get_scenario(scenario_id: str) -> Scenario:
