@@ -1,8 +1,15 @@
 """Destructive command blocker (seed 004 ``before_tool_call`` hook).
 
-Shell tools' command lines are matched against ``destructive_commands.yaml`` before they run; a
-match answers the call ``denied`` with the pattern's guidance and the original command, so the
-model learns what to do instead. Only the listed shell tools are checked.
+Shell tools' command lines are checked before they run; a blocked call is answered ``denied``
+with the rule's guidance and the original command, so the model learns what to do instead. Only
+the listed shell tools are checked. Two modes (``command_guard.shell_aware``):
+
+- off (the seeds' guard): the regexes of ``destructive_commands.yaml`` over the command text;
+- on: the line is parsed as shell and each command judged by what the program does with its
+  flags and arguments (``shell_rules``), through wrappers, nested shells, ``xargs``, ``find
+  -exec`` and interpreter one-liners, so a grep for ``'rm -rf'`` is not an rm. A line the parser
+  rejects is read by a tolerant tokenizer and judged the same way: it is blocked when what it
+  runs looks destructive (fail closed) and left alone when it is a plain read-only command.
 """
 
 from __future__ import annotations
@@ -14,9 +21,12 @@ from harness.controls.base import Control
 from harness.messages import ToolCall
 from harness.prompts import load_prompt
 from harness.security.config import CommandGuardConfig
-from harness.security.patterns import Pattern, load_patterns
+from harness.security.patterns import Pattern, load_patterns, load_texts
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
+
+_SHAPE_PATTERNS = ("fork-bomb",)
+"""Regexes still applied in shell-aware mode: shapes of a whole line, not programs."""
 
 
 @dataclass(frozen=True)
@@ -39,11 +49,29 @@ def _variants(command: str) -> list[str]:
 
 
 def check_command(command: str, patterns: list[Pattern] | None = None) -> CommandVerdict:
-    """Whether ``command`` matches a blocked pattern (first match wins)."""
+    """Whether ``command`` matches a blocked pattern (first match wins): the seeds' guard."""
     for p in patterns if patterns is not None else blocked_patterns():
         if any(p.regex.search(v) for v in _variants(command)):
             return CommandVerdict(True, p.id, p.text)
     return CommandVerdict(False)
+
+
+def check_shell_command(command: str, patterns_file: str = "destructive_commands.yaml",
+                        disabled: tuple[str, ...] = ()) -> CommandVerdict:
+    """Whether ``command``, parsed as shell, runs something destructive (the shell-aware guard)."""
+    from harness.security.shell_rules import judge  # bashlex is imported only when this mode is on
+
+    shapes = [p for p in blocked_patterns(patterns_file, disabled) if p.id in _SHAPE_PATTERNS]
+    verdict = check_command(command, shapes)
+    if verdict.blocked:
+        return verdict
+    rule, parsed = judge(re.sub(r"\\\r?\n", " ", command), disabled=disabled)
+    if rule is None:
+        return CommandVerdict(False)
+    guidance = load_texts(patterns_file, "shell_rules", "guidance").get(rule, "")
+    if not parsed:
+        guidance += " (The command line could not be parsed as shell; it was judged by its words.)"
+    return CommandVerdict(True, rule, guidance.strip())
 
 
 class CommandGuard(Control):
@@ -52,13 +80,21 @@ class CommandGuard(Control):
     def __init__(self, config: CommandGuardConfig) -> None:
         self.config = config
         self.patterns = blocked_patterns(config.patterns_file, tuple(config.disabled))
+        if config.shell_aware:
+            load_texts(config.patterns_file, "shell_rules", "guidance")  # a bad file fails at start
+
+    def check(self, command: str) -> CommandVerdict:
+        """The verdict on one command line, in the configured mode."""
+        if self.config.shell_aware:
+            return check_shell_command(command, self.config.patterns_file, tuple(self.config.disabled))
+        return check_command(command, self.patterns)
 
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
         arg = self.config.tools.get(call.name)
         command = call.arguments.get(arg) if arg else None
         if not isinstance(command, str):
             return None
-        verdict = check_command(command, self.patterns)
+        verdict = self.check(command)
         if not verdict.blocked:
             return None
         run.emit("security.command_blocked", tool=call.name, pattern=verdict.pattern_id)

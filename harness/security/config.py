@@ -68,6 +68,16 @@ class PathGuardConfig(_Strict):
         "read_file": ["path"], "write_file": ["path"], "list_dir": ["path"],
     })
     """Which arguments of which tools hold a path to check."""
+    shell_tools: dict[str, str] = Field(default_factory=dict)
+    """Shell tools whose command lines' file arguments are checked too (``{"bash": "command"}``):
+    the line is parsed, ``cd`` followed, and every operand or redirection target that names a
+    path must resolve (symlinks followed) inside the workspace. Empty (the seeds): file tools only."""
+    shell_allowed: list[str] = Field(default_factory=lambda: [
+        "/dev/null", "/dev/zero", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/",
+        "/dev/urandom", "/dev/random", "/proc/self/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/",
+    ])
+    """Absolute paths (or prefixes ending in ``/``) outside the workspace that shell commands may
+    still name: devices every shell uses and the system's program folders."""
 
 
 class CommandGuardConfig(_Strict):
@@ -79,7 +89,13 @@ class CommandGuardConfig(_Strict):
     patterns_file: str = "destructive_commands.yaml"
     """The blocked patterns: a file under ``harness/security/`` or a path."""
     disabled: list[str] = Field(default_factory=list)
-    """Pattern ids from ``patterns_file`` to switch off."""
+    """Pattern (and shell rule) ids from ``patterns_file`` to switch off."""
+    shell_aware: bool = False
+    """Judge parsed shell instead of matching the command text: each program by its flags and
+    arguments, through ``bash -c``, ``eval``, wrappers (``sudo``, ``env``, ``timeout`` ...),
+    ``xargs``, ``find -exec``/``-delete``, truncating redirections and interpreter one-liners
+    (``python -c``, ``node -e`` ...); read-only commands that only mention a destructive phrase
+    pass. Off (the seeds' guard): the regexes of ``patterns_file``."""
 
 
 class PermissionsConfig(_Strict):

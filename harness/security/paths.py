@@ -68,6 +68,8 @@ class PathGuard(Control):
 
     def __init__(self, config: PathGuardConfig) -> None:
         self.tool_args = config.tool_args
+        self.shell_tools = config.shell_tools
+        self.shell_allowed = tuple(config.shell_allowed)
 
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
         for arg in self.tool_args.get(call.name, []):
@@ -75,12 +77,59 @@ class PathGuard(Control):
             if not isinstance(path, str) or not path:
                 continue  # missing or bad arguments are the tool's own error to report
             check = await check_path(run.workspace, path)
-            if check.inside:
-                continue
-            run.emit("security.path_denied", tool=call.name, path=path, resolved=check.resolved,
-                     root=check.root)
-            text = load_prompt("security_path_denied.md").format(
-                arg=arg, path=path, resolved=check.resolved, root=check.root,
-            )
-            return ToolOutcome("denied", text, {"path_denied": True, "root": check.root, "path": path})
+            if not check.inside:
+                return _denied(run, call, arg, path, check)
+        command = call.arguments.get(self.shell_tools.get(call.name, ""))
+        if isinstance(command, str) and command.strip():
+            from harness.security.shell_paths import path_words  # bashlex only when this is on
+
+            words = [(cwd, w) for cwd, w in path_words(command) if not self._allowed(w)]
+            for (_, word), check in zip(words, await check_shell_paths(run.workspace, words), strict=True):
+                if not check.inside:
+                    return _denied(run, call, f"{self.shell_tools[call.name]} (file argument {word!r})", word, check)
         return None
+
+    def _allowed(self, word: str) -> bool:
+        return any(word == p or (p.endswith("/") and word.startswith(p)) for p in self.shell_allowed)
+
+
+def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck) -> ToolOutcome:
+    run.emit("security.path_denied", tool=call.name, path=path, resolved=check.resolved, root=check.root)
+    text = load_prompt("security_path_denied.md").format(
+        arg=arg, path=path, resolved=check.resolved, root=check.root,
+    )
+    return ToolOutcome("denied", text, {"path_denied": True, "root": check.root, "path": path})
+
+
+async def check_shell_paths(workspace: Workspace, words: list[tuple[str, str]]) -> list[PathCheck]:
+    """Each ``(cwd, word)`` of a shell command resolved inside the workspace (one ``realpath``
+    for all of them on a remote workspace). ``~`` is the workspace's home directory."""
+    while isinstance(getattr(workspace, "inner", None), Workspace):
+        workspace = workspace.inner  # type: ignore[attr-defined]
+    if not words:
+        return []
+    if isinstance(workspace, LocalWorkspace):
+        return [_check_local(workspace.root, _local_candidate(cwd, w)) for cwd, w in words]
+    items = " ".join(_remote_candidate(workspace.root, cwd, w) for cwd, w in words)
+    res = await workspace.exec(f"realpath -m -- {shlex.quote(workspace.root)} {items}", timeout=30)
+    lines = res.stdout.splitlines()
+    if res.exit_code != 0 or len(lines) != len(words) + 1:
+        reason = f"(could not resolve: {res.output.strip()[:200] or f'exit {res.exit_code}'})"
+        return [PathCheck(False, reason, workspace.root)] * len(words)
+    root_real = lines[0]
+    return [PathCheck(r == root_real or r.startswith(root_real.rstrip("/") + "/"), r, root_real) for r in lines[1:]]
+
+
+def _local_candidate(cwd: str, word: str) -> str:
+    if word.startswith("~"):
+        return str(Path(word).expanduser())
+    base = str(Path(cwd).expanduser()) if cwd.startswith("~") else cwd
+    return posixpath.join(base, word)
+
+
+def _remote_candidate(root: str, cwd: str, word: str) -> str:
+    if word.startswith("~"):
+        return '"$HOME"' + shlex.quote(word[1:] or "/")
+    if cwd.startswith("~"):
+        return '"$HOME"' + shlex.quote(posixpath.join(cwd[1:] or "/", word))
+    return shlex.quote(posixpath.join(root, cwd, word))

@@ -1,0 +1,199 @@
+"""Shell command lines as the shell reads them: simple commands with their words and redirections.
+
+The command and path guards judge what a command line *does* (which program runs, with which
+flags, on which files), not which phrases it contains, so ``grep -rl 'rm -rf' .`` is a grep and
+``bash -c "rm -rf x"`` is an rm. Parsing uses ``bashlex`` (a maintained port of GNU bash's own
+parser to Python, pure Python, no native build): it removes quotes the way bash does, keeps
+command and process substitutions as nested commands, and reports what it cannot parse.
+
+bashlex rejects some valid bash (``case``, ``[[ ]]``, ``$(( ))``, here-documents at the end of the
+input); those lines are read by a tolerant tokenizer (``shlex`` with shell punctuation) instead,
+and ``Parsed.parsed`` says so, so a caller can fail closed on what looks destructive.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+import bashlex
+import bashlex.errors
+
+_HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
+_MAX_INPUT = 20_000
+"""Longer command lines are tokenized, not parsed (bashlex is recursive and slow on huge input)."""
+
+
+@dataclass
+class SimpleCommand:
+    argv: list[str]
+    """The words after quote removal (expansions such as ``$DIR`` stay as written)."""
+    redirects: list[tuple[str, str]] = field(default_factory=list)
+    """``(operator, target)``: ``(">", "out.txt")``, ``("<", "in.txt")``; fd duplications left out."""
+    stdin_text: str = ""
+    """What the command reads on stdin when the line shows it: a here-document's body, or the
+    words an ``echo``/``printf`` piped into it."""
+    via: str = ""
+    """The program that runs this one for many inputs (``find`` -exec, ``xargs``), if any."""
+
+
+@dataclass
+class Parsed:
+    commands: list[SimpleCommand]
+    parsed: bool
+    """True when bashlex parsed the line; False when the tolerant tokenizer had to."""
+
+
+def parse(command: str) -> Parsed:
+    """Every simple command of ``command``, in source order (nested ones included)."""
+    text, bodies = _cut_heredocs(command)
+    if len(text) <= _MAX_INPUT:
+        try:
+            trees = bashlex.parse(text)
+        except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError,
+                AttributeError, AssertionError, RecursionError):
+            trees = None
+        if trees is not None:
+            out: list[SimpleCommand] = []
+            for tree in trees:
+                _walk(tree, out)
+            return Parsed(_attach(out, bodies), True)
+    return Parsed(_attach(tokenize(text), bodies), False)
+
+
+def _cut_heredocs(command: str) -> tuple[str, dict[str, str]]:
+    """Here-document bodies cut out (bashlex cannot parse them everywhere) and replaced by a
+    ``< __HEREDOC_n__`` redirection whose body is kept aside."""
+    if "<<" not in command:
+        return command, {}
+    lines = command.split("\n")
+    out, bodies, i = [], {}, 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        for m in list(_HEREDOC.finditer(line))[::-1]:
+            if line[m.start() - 1:m.start()] == "<" or line[m.end():m.end() + 1] == "<":
+                continue  # <<< here-string
+            name = f"__HEREDOC_{len(bodies)}__"
+            body: list[str] = []
+            while i < len(lines) and (lines[i].strip() if m.group(1) else lines[i]) != m.group(3):
+                body.append(lines[i])
+                i += 1
+            i += 1  # the delimiter line
+            bodies[name] = "\n".join(body)
+            line = f"{line[:m.start()]}< {name}{line[m.end():]}"
+        out.append(line)
+    return "\n".join(out), bodies
+
+
+def _attach(commands: list[SimpleCommand], bodies: dict[str, str]) -> list[SimpleCommand]:
+    for c in commands:
+        for op, target in c.redirects:
+            if op == "<" and target in bodies:
+                c.stdin_text = bodies[target]
+        c.redirects = [(op, t) for op, t in c.redirects if t not in bodies]
+    return commands
+
+
+def _walk(node: object, out: list[SimpleCommand]) -> None:
+    kind = getattr(node, "kind", "")
+    if kind == "command":
+        _command(node, out)
+    elif kind == "pipeline":
+        start = len(out)
+        parts = [p for p in node.parts if getattr(p, "kind", "") != "pipe"]  # type: ignore[attr-defined]
+        heads: list[int] = []
+        for p in parts:
+            heads.append(len(out))
+            _walk(p, out)
+        _pipe_text(out, heads, start)
+    else:
+        for child in _children(node):
+            _walk(child, out)
+        redirects = [(r.type, r.output.word) for r in getattr(node, "redirects", None) or []
+                     if hasattr(r.output, "word")]
+        if redirects:  # `while ...; done < file`: the block's own redirections
+            out.append(SimpleCommand(["(compound)"], redirects))
+
+
+def _children(node: object) -> list[object]:
+    children = list(getattr(node, "parts", None) or []) + list(getattr(node, "list", None) or [])
+    sub = getattr(node, "command", None)
+    return [*children, sub] if sub is not None else children
+
+
+def _pipe_text(out: list[SimpleCommand], heads: list[int], start: int) -> None:
+    """``echo 'DROP TABLE t' | psql``: the echoed words are the next command's stdin."""
+    for a, b in zip(heads, heads[1:], strict=False):
+        if a < len(out) and b < len(out) and out[a].argv[:1] and out[a].argv[0] in ("echo", "printf"):
+            out[b].stdin_text = " ".join(w for w in out[a].argv[1:] if not w.startswith("-"))
+
+
+def _command(node: object, out: list[SimpleCommand]) -> None:
+    cmd = SimpleCommand([])
+    out.append(cmd)
+    for part in node.parts:  # type: ignore[attr-defined]
+        kind = getattr(part, "kind", "")
+        if kind == "word":
+            cmd.argv.append(part.word)
+        elif kind == "redirect":
+            target = part.output
+            if hasattr(target, "word"):
+                cmd.redirects.append((part.type, target.word))
+            target_parts = [target] if hasattr(target, "kind") else []
+            for sub in target_parts:
+                _nested(sub, out)
+            continue
+        _nested(part, out)
+
+
+def _nested(part: object, out: list[SimpleCommand]) -> None:
+    """Command and process substitutions inside a word run as commands of their own."""
+    for child in getattr(part, "parts", None) or []:
+        if getattr(child, "kind", "") in ("commandsubstitution", "processsubstitution"):
+            _walk(child.command, out)
+        else:
+            _nested(child, out)
+
+
+# --- the tolerant tokenizer (input bashlex rejects) ------------------------------------------------
+_OPERATORS = {";", "&&", "||", "|", "&", "(", ")", "|&", ";;", "{", "}", "!", "then", "do", "else",
+              "elif", "if", "fi", "done", "while", "until", "esac", "in"}
+_REDIRECT = re.compile(r"^(\d*)(>>|>\||>|<|&>>|&>)$")
+
+
+def tokenize(text: str) -> list[SimpleCommand]:
+    """Simple commands from shell-like text, however malformed: quotes closed at the end when
+    left open, operators split off, substitutions read as separate commands."""
+    flat = re.sub(r"\$\(|`|\$\{|<\(|>\(", " ; ", text.replace("\n", " ; "))
+    tokens = _shlex(flat)
+    out: list[SimpleCommand] = []
+    cmd = SimpleCommand([])
+    it = iter(tokens)
+    for tok in it:
+        if tok in _OPERATORS or set(tok) <= set(";&|()"):
+            if cmd.argv or cmd.redirects:
+                out.append(cmd)
+            cmd = SimpleCommand([])
+            continue
+        m = _REDIRECT.match(tok)
+        if m:
+            target = next(it, "")
+            cmd.redirects.append((m.group(2), target))
+            continue
+        cmd.argv.append(tok)
+    if cmd.argv or cmd.redirects:
+        out.append(cmd)
+    return out
+
+
+def _shlex(text: str) -> list[str]:
+    for closing in ("", '"', "'", "'\"", "\"'"):
+        try:
+            lexer = shlex.shlex(text + closing, posix=True, punctuation_chars=";&|()<>")
+            lexer.whitespace_split = True
+            return list(lexer)
+        except ValueError:
+            continue
+    return text.split()

@@ -1,0 +1,237 @@
+"""Which simple commands destroy data: judged by program, flags and arguments (shell-aware guard).
+
+The rules name what each program does, not how a command line is spelled: ``rm`` with both
+recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``, ``-Rf``),
+``git`` after any global options (``-C dir``, ``-c k=v``), any ``find -delete``, anything
+deleting what ``find -exec`` or ``xargs`` feed it, a redirection that empties an existing file
+without writing to it, SQL ``DROP``/``TRUNCATE`` given to a database client, and interpreter
+one-liners that delete or empty files. Words that are only mentioned (a grep pattern, an echo,
+a commit message) are arguments of a harmless program and never match.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.security.patterns import load_patterns
+from harness.security.shell_parse import SimpleCommand, parse
+from harness.security.shell_unwrap import expand, program
+
+_SQL_CLIENTS = {"psql", "sqlite3", "sqlite", "mysql", "mariadb", "duckdb", "clickhouse-client",
+                "clickhouse", "sqlcmd", "cockroach", "mysqlsh", "usql", "pgcli", "mycli", "litecli"}
+_SQL_DROP = re.compile(r"\bdrop\s+(?:table|database|schema|view|index|materialized\s+view)\b", re.I)
+_SQL_TRUNCATE = re.compile(r"\btruncate\s+(?:table\s+)?(?!-)[\w.\"`\[]", re.I)
+_INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell)$")
+_CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval"}
+_DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
+_HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|full)$")
+_WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}
+_QUIET = {":", "true", "false"}
+_STRING = re.compile(r"""(?<![\w\\])(?:'((?:[^'\\\n]|\\.){1,500})'|"((?:[^"\\\n]|\\.){1,500})"|`([^`\n]{1,500})`)""")
+_LIST = re.compile(r"\[\s*((?:['\"][^'\"\n]*['\"]\s*,\s*)+['\"][^'\"\n]*['\"])\s*,?\s*\]")
+# Code that hands a string to a shell or starts a process (only then is a string a command).
+_RUNS_PROCESS = re.compile(r"\b(?:system|popen|subprocess|exec\w*|spawn\w*|child_process|check_output|call|run|"
+                           r"Popen|shell_exec|passthru|proc_open|IO\.popen|Open3|Command|Start-Process)\b|`|\bsh\s*\(")
+_OPEN_W = re.compile(r"""\bopen\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]""")
+_WRITES = re.compile(r"\.write(?:lines)?\s*\(|\bdump\s*\(|\bprint\s*\([^)]*\bfile\s*=|\bcopyfileobj\b|\.to_\w+\s*\(")
+
+
+def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple[str | None, bool]:
+    """``(rule id or None, parsed)``: the first destructive command on the line, if any (rules
+    in ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it)."""
+    parsed = parse(command)
+    for cmd in parsed.commands:
+        for c in expand(cmd):
+            if (rule := judge_simple(c, depth)) and rule not in disabled:
+                return rule, parsed.parsed
+    return None, parsed.parsed
+
+
+def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
+    """The rule a single command breaks, or None."""
+    if rule := _redirect_rule(cmd):
+        return rule
+    prog = program(cmd.argv)
+    if not prog:
+        return None
+    if cmd.via and prog in ("rm", "unlink", "rmdir", "shred", "truncate", "srm", "wipe"):
+        return "bulk-delete"
+    if prog in _SQL_CLIENTS:
+        return _sql_rule(" ".join(cmd.argv[1:]) + "\n" + cmd.stdin_text)
+    if _INTERPRETERS.match(prog):
+        return _code_rule(cmd, depth)
+    check = _PROGRAMS.get(prog) or (_mkfs if prog.startswith("mkfs") else None)
+    return check(cmd.argv[1:]) if check else None
+
+
+def _flags(args: list[str]) -> tuple[set[str], list[str]]:
+    """Short flags (letters of every ``-xyz`` cluster), long flags, and the operands."""
+    flags, operands, done = set(), [], False
+    for a in args:
+        if done or not a.startswith("-") or a == "-":
+            operands.append(a)
+        elif a == "--":
+            done = True
+        elif a.startswith("--"):
+            flags.add(a.split("=", 1)[0])
+        else:
+            flags.update(a[1:])
+    return flags, operands
+
+
+def _rm(args: list[str]) -> str | None:
+    flags, operands = _flags(args)
+    recursive = bool(flags & {"r", "R", "--recursive"})
+    if recursive and flags & {"f", "--force"}:
+        return "rm-rf"
+    if recursive and any(o.rstrip("/") + ("/" if o.endswith("/") else "") in _WIDE_TARGETS or o in _WIDE_TARGETS
+                         for o in operands):
+        return "rm-wide"
+    return None
+
+
+def _find(args: list[str]) -> str | None:
+    return "bulk-delete" if "-delete" in args else None
+
+
+_GIT_VALUE_OPTS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
+
+
+def _git(args: list[str]) -> str | None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_VALUE_OPTS else 1
+    if i >= len(args):
+        return None
+    sub, rest = args[i], args[i + 1:]
+    flags, operands = _flags(rest)
+    if sub == "clean" and flags & {"f", "--force"} and not flags & {"n", "--dry-run"}:
+        return "git-clean"
+    if sub == "reset" and "--hard" in flags:
+        return "git-reset-hard"
+    if sub == "push" and (flags & {"f", "--force"} or any(o.startswith("+") for o in operands)):
+        return "git-push-force"
+    return None
+
+
+def _truncate(args: list[str]) -> str | None:
+    for i, a in enumerate(args):
+        size = a[2:] if a.startswith("-s") and len(a) > 2 else a.split("=", 1)[1] if a.startswith("--size=") else (
+            args[i + 1] if a in ("-s", "--size") and i + 1 < len(args) else None)
+        if size is not None and (size.lstrip("<") in ("0", "0K", "0k") or size.startswith("-")):
+            return "truncate-file"
+    return None
+
+
+def _dd(args: list[str]) -> str | None:
+    kv = dict(a.split("=", 1) for a in args if "=" in a)
+    target, source = kv.get("of", ""), kv.get("if", "")
+    if target and _DEVICE.match(target):
+        return "dd-to-device"
+    if target and not _HARMLESS_DEV.match(target) and source in ("/dev/zero", "/dev/urandom", "/dev/random"):
+        return "dd-overwrite"
+    return None
+
+
+def _mv(args: list[str]) -> str | None:
+    _, operands = _flags(args)
+    return "move-to-null" if len(operands) >= 2 and operands[-1] == "/dev/null" else None
+
+
+def _cp(args: list[str]) -> str | None:
+    _, operands = _flags(args)
+    return "truncate-file" if len(operands) >= 2 and operands[0] == "/dev/null" else None
+
+
+def _chmod(args: list[str]) -> str | None:
+    flags, operands = _flags(args)
+    if flags & {"R", "--recursive"} and operands[:1] and operands[0] in ("777", "0777", "a+rwx", "ugo+rwx"):
+        return "chmod-777-recursive-root" if any(o in ("/", "~", "$HOME") or o.startswith(("/", "~/")) and o.count("/") <= 1
+                                                  for o in operands[1:]) else None
+    return None
+
+
+def _mkfs(args: list[str]) -> str | None:
+    return "mkfs"
+
+
+_PROGRAMS = {
+    "rm": _rm, "find": _find, "git": _git, "truncate": _truncate, "dd": _dd, "mv": _mv, "cp": _cp,
+    "chmod": _chmod, "shred": lambda a: "shred", "srm": lambda a: "shred", "wipe": lambda a: "shred",
+    "mke2fs": _mkfs, "wipefs": _mkfs,
+}
+
+
+def _redirect_rule(cmd: SimpleCommand) -> str | None:
+    for op, target in cmd.redirects:
+        if op not in (">", ">|", "&>", ">&"):
+            continue
+        if _DEVICE.match(target):
+            return "overwrite-block-device"
+        if not target.startswith("/dev/") and _writes_nothing(cmd):
+            return "truncate-file"
+    return None
+
+
+def _writes_nothing(cmd: SimpleCommand) -> bool:
+    """The command's output is empty, so ``> file`` only empties the file (``: > f``, ``> f``,
+    ``true > f``, ``cat /dev/null > f``, ``echo -n > f``, ``printf '' > f``)."""
+    prog, args = program(cmd.argv), cmd.argv[1:]
+    if not cmd.argv or prog in _QUIET:
+        return True
+    if prog == "cat":
+        return all(a == "/dev/null" for a in args) and bool(args)
+    if prog == "echo":
+        return bool(args) and all(re.fullmatch(r"-[eE]*n[neE]*", a) for a in args)
+    if prog == "printf":
+        return not args or args[0] == ""
+    return False
+
+
+def _sql_rule(text: str) -> str | None:
+    if _SQL_DROP.search(text):
+        return "drop-table"
+    if _SQL_TRUNCATE.search(text):
+        return "truncate-table"
+    return None
+
+
+def _code(cmd: SimpleCommand) -> str:
+    """The code an interpreter is given on the line (``-c``/``-e`` ...), or on stdin."""
+    args = cmd.argv[1:]
+    for i, a in enumerate(args):
+        if (a in _CODE_FLAGS or (a.startswith("-") and not a.startswith("--") and a[-1] in "ce" and len(a) <= 4)) \
+                and i + 1 < len(args):
+            return args[i + 1]
+    if cmd.stdin_text and (not [a for a in args if not a.startswith("-")] or "-" in args):
+        return cmd.stdin_text
+    return ""
+
+
+def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
+    code = _code(cmd)
+    if not code:
+        return None
+    for p in load_patterns("destructive_commands.yaml", "code_rules", "guidance"):
+        if p.regex.search(code):
+            return p.id
+    if _OPEN_W.search(code) and not _WRITES.search(code):
+        return "script-truncate"
+    if rule := _sql_rule(code):
+        return rule
+    return _strings_as_shell(code, depth)
+
+
+def _strings_as_shell(code: str, depth: int) -> str | None:
+    """String literals of the code run as shell commands (``os.system``, ``execSync``,
+    ``subprocess.run([...])``): judge them as command lines too."""
+    if depth >= 2 or not _RUNS_PROCESS.search(code):
+        return None
+    candidates = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
+    candidates += [" ".join(re.findall(r"['\"]([^'\"\n]*)['\"]", m.group(1))) for m in _LIST.finditer(code)]
+    for text in candidates:
+        if " " in text.strip():
+            rule, _ = judge(text, depth + 1)
+            if rule:
+                return rule
+    return None
