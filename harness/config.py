@@ -97,6 +97,16 @@ class LoopDetectionConfig(_Strict):
     critical_limit: int | None = Field(3, ge=1)
     """Critical interventions the model may ignore before the run is stopped with
     ``CIRCUIT_BREAKER``. ``None``: intervene, never stop."""
+    normalise_calls: bool = False
+    """Compare calls by meaning: tool names in any case, whitespace collapsed, shell flags as a
+    set (``-rn`` = ``-n -r``). Off (the seeds): arguments compared as canonical JSON."""
+    mask_volatile_output: bool = False
+    """Compare results with timestamps, durations, PIDs, addresses, UUIDs and labelled counters
+    masked, so a poll whose only change is its clock makes no progress. Off: byte equality."""
+    cycle_max_length: int = Field(2, ge=2, le=8)
+    """Longest repeated sequence of distinct calls detected (A-B-C-A-B-C is 3); 2: ping-pong only."""
+    cycle_repeats: int = Field(3, ge=2)
+    """Full repetitions of a sequence of 3+ calls at the end of the window that count as a cycle."""
 
     @field_validator("poll_command_pattern")
     @classmethod

@@ -19,6 +19,7 @@ from harness.controls.loop_detectors import (
     stable_hash,
     texts,
 )
+from harness.controls.loop_normalise import call_key, mask_volatile
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
 from harness.state import RunState
@@ -57,13 +58,18 @@ class LoopDetection(Control):
         unknown = bool(outcome.metadata.get("unknown_tool")) or (
             outcome.is_error and bool(_UNKNOWN.match(outcome.content))
         )
+        cfg = self.config
+        # Beyond byte equality (switches): calls by meaning, outputs without volatile tokens.
+        key = call_key(call.name, call.arguments) if cfg.normalise_calls else {"name": call.name, "args": call.arguments}
+        output = mask_volatile(outcome.content) if cfg.mask_volatile_output else outcome.content
         return CallRecord(
             tool=call.name,
-            args_hash=stable_hash({"name": call.name, "args": call.arguments}),
-            result_hash=stable_hash(outcome.content),
+            args_hash=stable_hash(key),
+            result_hash=stable_hash(output),
             failed=outcome.is_error,
             unknown=unknown,
             poll=self.is_poll(call.name, call.arguments),
+            tool_key=key["name"] if cfg.normalise_calls else "",
         )
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:

@@ -48,6 +48,12 @@ class CallRecord:
     """The tool does not exist (the executor's ``Unknown tool`` answer)."""
     poll: bool = False
     """The call is a known status poll (see ``PollMatcher``)."""
+    tool_key: str = ""
+    """The tool name as compared (lower case with ``normalise_calls``); empty: ``tool``."""
+
+    @property
+    def key(self) -> str:
+        return self.tool_key or self.tool
 
 
 @dataclass(frozen=True)
@@ -152,13 +158,35 @@ def known_poll(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | 
                    texts()["known_poll"].format(tool=cur.tool, count=count), count)
 
 
+def cycle(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
+    """A-B-C-A-B-C (up to ``cycle_max_length`` distinct calls): the window ends with the same
+    sequence of calls ``cycle_repeats`` times over (with the same results, when
+    ``identical_repeat_same_output`` is on). Length 2 is left to ``ping_pong``."""
+    for length in range(3, cfg.cycle_max_length + 1):
+        need = length * cfg.cycle_repeats
+        if len(window) < need:
+            break
+        tail = window[-need:]
+        if cfg.known_poll and any(r.poll for r in tail):
+            continue
+        same = (lambda a, b: a.args_hash == b.args_hash and (not cfg.identical_repeat_same_output
+                                                             or a.result_hash == b.result_hash))
+        if len({r.args_hash for r in tail[:length]}) < 2:
+            continue  # one call repeated: identical_repeat's case
+        if all(same(tail[i], tail[i - length]) for i in range(length, need)):
+            tools = " -> ".join(r.tool for r in tail[:length])
+            msg = texts()["cycle"].format(count=need, length=length, tools=tools)
+            return Finding("critical", "cycle", msg, need)
+    return None
+
+
 def unknown_tool(
     window: list[CallRecord], cfg: LoopDetectionConfig, available: list[str]
 ) -> Finding | None:
     cur = window[-1]
     if not cur.unknown:
         return None
-    count = sum(1 for r in window if r.unknown and r.tool == cur.tool)
+    count = sum(1 for r in window if r.unknown and r.key == cur.key)
     if count < cfg.unknown_tool_threshold:
         return None
     msg = texts()["unknown_tool"].format(tool=cur.tool, count=count,
@@ -179,6 +207,7 @@ def detect(
         (cfg.known_poll, known_poll),
         (cfg.failing_repeat, failing_repeat),
         (cfg.ping_pong, ping_pong),
+        (cfg.cycle_max_length > 2, cycle),
         (cfg.identical_repeat, identical_repeat),
     ]
     findings = [f for on, d in detectors if on and (f := d(window, cfg)) is not None]
