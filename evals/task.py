@@ -34,7 +34,7 @@ def sample_for(s: Scenario) -> Sample:
         id=s.id, input=s.prompt,
         metadata={"scenario_id": s.id, "title": s.title, "family": s.family,
                   "probes": list(s.probes), "corpus": s.corpus, "channel": s.channel,
-                  "variant": s.variant},
+                  "variant": s.variant, "family_id": s.family_id, "split": s.split or "public"},
     )
 
 

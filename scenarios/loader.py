@@ -56,6 +56,27 @@ def load_scenario_file(path: Path) -> Scenario:
     return scenario
 
 
+def _checked_family(scenario: Scenario) -> Scenario:
+    """A generated variant, checked like a file (errors name the family file and variant)."""
+    where = Path(f"scenarios/families/{scenario.family_id}.yaml[{scenario.variant}]")
+    unknown = [i for i in scenario.probes if i not in checklist_by_id()]
+    if unknown:
+        raise ScenarioError(f"{where}: field probes.{unknown[0]}: unknown checklist item")
+    _check_refs(where, scenario)
+    return scenario
+
+
+def load_families() -> list[Scenario]:
+    """Every generated variant of ``scenarios/families/`` (ids ``<family>--<variant>``)."""
+    from scenarios.families import FamilyError
+    from scenarios.families import load_families as generate
+
+    try:
+        return [_checked_family(s) for s in generate()]
+    except (FamilyError, ValidationError, ValueError) as e:
+        raise ScenarioError(str(e)) from e
+
+
 def _check_refs(path: Path, scenario: Scenario) -> None:
     # Policies and judges are named in data; a typo should fail at load time, naming the field.
     from scenarios.actor.policies import POLICIES
@@ -115,7 +136,8 @@ def expand(scenario: Scenario) -> list[Scenario]:
 
 @cache
 def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
-    """All scenarios in ``directory`` by id (corpus scenarios expanded, sorted by id)."""
+    """All scenarios in ``directory`` by id (corpus scenarios expanded, sorted by id); for the
+    default library also every generated variant family (``scenarios/families/``)."""
     if not directory.is_dir():
         raise ScenarioError(f"scenario directory {directory} does not exist")
     scenarios: dict[str, Scenario] = {}
@@ -126,6 +148,11 @@ def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
                 raise ScenarioError(f"{p}: field id: {x.id!r} is also the id of a scenario in "
                                     f"{origin[x.id]}; ids must be unique")
             scenarios[x.id], origin[x.id] = x, p
+    for x in load_families() if directory == LIBRARY_DIR else []:  # generated families run too
+        if x.id in scenarios:
+            raise ScenarioError(f"scenarios/families/{x.family_id}.yaml: variant {x.variant!r}: "
+                                f"id {x.id!r} is also the id of a scenario in {origin[x.id]}")
+        scenarios[x.id], origin[x.id] = x, Path(f"scenarios/families/{x.family_id}.yaml")
     return dict(sorted(scenarios.items()))
 
 

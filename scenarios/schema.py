@@ -158,6 +158,13 @@ class Scenario(_Strict):
     """Set by expansion: the corpus entry id this sample installs."""
     channel: str | None = None
     """Set by expansion: which corpus (``context_files`` or ``tool_output``) the sample is from."""
+    family_id: str | None = None
+    """Set by a generated variant family (``scenarios/families/``): the family's id (the part of
+    the scenario id before ``--``). ``None``: a library scenario."""
+    split: Literal["dev", "untuned"] | None = None
+    """Set by a generated variant family: ``dev`` (controls may be tuned on it) or ``untuned``
+    (made with other parameters; only measured, never tuned on). ``None``: a public library
+    scenario."""
     tags: list[str] = Field(default_factory=list)
     real_model: RealModelSpec | None = None
     """Faults and judges for a run through the fault proxy against a real server."""

@@ -15,6 +15,7 @@ from scenarios.actor.policies import (  # noqa: F401
     scheduling,
     security,
     sessions,
+    variants,
     work,
 )
 from scenarios.actor.policies.base import POLICIES, Params, PolicyDef, act, policy
