@@ -3,11 +3,18 @@
 They are read through the ``Workspace`` (missing ones are skipped), optionally passed through the
 context-file scanner (``harness.security.context_scan``), ordered by seed 004's fixed priority
 map, and the bootstrap file is due only until the session records that it was delivered.
+
+On a local workspace each file's prompt section is cached under the file's stat signature
+(``local_signature``): a system prompt rebuilt every turn reads and scans a file only when it
+changed. Other workspaces (a sandbox reached through ``exec``) read every time, as a stat there
+costs as much as the read.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
@@ -16,8 +23,9 @@ from typing import Any
 from harness.config import HarnessConfig
 from harness.events import subsystem_logger
 from harness.messages import Message
+from harness.security.context_scan import scan_context_file
 from harness.textcut import truncate
-from harness.workspace import Workspace
+from harness.workspace import LocalWorkspace, Workspace
 
 log = subsystem_logger("prompt")
 
@@ -53,22 +61,93 @@ def sort_context_files(names: Iterable[str]) -> list[str]:
 
 def scanner(config: HarnessConfig) -> ScanFn | None:
     """The context-file scanner when ``prompt.scan_context_files`` or ``context_scan.enabled`` is
-    on (with ``context_scan.extra_patterns``). Imported lazily: the security package is optional
-    for a bare harness, and a switched-on scan that cannot load is an error, never a silent skip."""
+    on (with ``context_scan.extra_patterns``)."""
     security = getattr(config, "context_scan", None)
     if not (config.prompt.scan_context_files or getattr(security, "enabled", False)):
         return None
-    try:
-        from harness.security.context_scan import scan_context_file
-    except ImportError as e:
-        raise RuntimeError(
-            "prompt.scan_context_files is on but harness.security.context_scan cannot be imported"
-        ) from e
     extra = tuple(getattr(security, "extra_patterns", ()) or ())
-    return partial(scan_context_file, extra_patterns=extra) if extra else scan_context_file
+    return partial(scan_context_file, extra_patterns=extra, config=security)
+
+
+Signature = tuple[int, int, int, int] | None
+"""``(mtime_ns, ctime_ns, size, inode)`` of a file, or None when it does not exist."""
+_SECTION_CACHE_LIMIT = 512
+_sections: dict[tuple[Any, ...], tuple[str | None, bool]] = {}
+"""(path, signature, how it is rendered) -> (section, blocked)."""
+
+
+def local_root(workspace: Workspace) -> str | None:
+    """The host directory behind ``workspace`` when its files can be stat'ed directly (a plain
+    ``LocalWorkspace`` whose ``read_file`` is the directory's), else None."""
+    if isinstance(workspace, LocalWorkspace) and type(workspace).read_file is LocalWorkspace.read_file:
+        return workspace.root
+    return None
+
+
+def local_signature(path: str, *, follow: bool = True) -> Signature:
+    """The stat signature of ``path``; None when it does not exist. Raises ``OSError`` for other
+    failures (the caller then reads the file the ordinary way)."""
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino if not stat.S_ISDIR(st.st_mode)
+            else -st.st_ino)  # a directory's inode is negated: the same path as a file differs
+
+
+def scan_key(scan: ScanFn | None) -> Any:
+    """A cache key for a scanner: ``scanner()`` builds a new partial per call, so a partial is
+    keyed by its parts (unhashable ones, such as a config model, by their repr)."""
+    if not isinstance(scan, partial):
+        return scan
+    parts = [scan.func, *scan.args, *sorted(scan.keywords.items(), key=lambda kv: kv[0])]
+    return tuple(_hashable(p) for p in parts)
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
 
 
 async def load_context_file(
+    workspace: Workspace,
+    name: str,
+    max_chars: int,
+    scan: ScanFn | None,
+    blocked: list[str],
+    title: str | None = None,
+) -> str | None:
+    """The prompt section for one workspace file, or None when it is missing or empty. A file the
+    scanner rejects becomes its BLOCKED notice (and its name is added to ``blocked``). Cached
+    by stat signature on a local workspace."""
+    root = local_root(workspace)
+    if root is None:
+        return await _load_context_file(workspace, name, max_chars, scan, blocked, title)
+    path = os.path.join(root, name)
+    try:
+        sig = local_signature(path)
+    except OSError:
+        return await _load_context_file(workspace, name, max_chars, scan, blocked, title)
+    if sig is None or sig[3] < 0:
+        return None  # missing, or a directory: what reading it would give
+    key = (path, sig, max_chars, scan_key(scan), title)
+    hit = _sections.get(key)
+    if hit is None:
+        mine: list[str] = []
+        section = await _load_context_file(workspace, name, max_chars, scan, mine, title)
+        hit = (section, bool(mine))
+        if len(_sections) >= _SECTION_CACHE_LIMIT:
+            _sections.clear()
+        _sections[key] = hit
+    if hit[1]:
+        blocked.append(name)
+    return hit[0]
+
+
+async def _load_context_file(
     workspace: Workspace,
     name: str,
     max_chars: int,

@@ -23,6 +23,24 @@ class ContextScanConfig(_Strict):
     poisoned file is replaced by a ``[CONTEXT FILE BLOCKED: <path>]`` notice (seed 004)."""
     extra_patterns: list[str] = Field(default_factory=list)
     """More regexes (case-insensitive) that block a context file."""
+    unicode_data: bool = False
+    """Use Unicode's own data: fold look-alike letters of every script (TR39 confusables:
+    Armenian, Cherokee, mathematical letters ... not only Cyrillic/Greek) and strip and report
+    every default-ignorable code point (CGJ, Hangul fillers, variation selectors ...). Off (the
+    seed): a fixed list of Cyrillic/Greek look-alikes and format characters."""
+    any_front_matter: bool = False
+    """Read TOML (``+++``) and JSON (a leading ``{...}``) front matter like YAML front matter.
+    Off (the seed): YAML front matter only."""
+    exfil_by_capability: bool = False
+    """Also flag any line that both sends over the network (any client or language: curl,
+    urllib, requests, sockets, fetch, Invoke-WebRequest, Net::HTTP ...) and reads a secret
+    source (the environment, a secret-named variable, a credentials file), to a destination
+    that is neither local nor the secret's own service. Off (the seed): per-tool patterns only."""
+    example_context: bool = False
+    """Read list items and table rows with the heading, lead-in line and header row above them,
+    and a sentence that names what a phrase is ("X is a persona swap") as describing it, so a
+    security guideline listing attack phrases as examples still loads. Off (the seed): each
+    item is judged on its own words."""
 
     @field_validator("extra_patterns")
     @classmethod

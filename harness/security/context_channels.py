@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, unquote_plus
@@ -64,8 +66,10 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za
 _HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
 
 
-def hidden_channels(text: str) -> list[Channel]:
-    """Every hidden piece of ``text`` (cleaned content), grouped by kind, in document order."""
+def hidden_channels(text: str, any_front_matter: bool = False) -> list[Channel]:
+    """Every hidden piece of ``text`` (cleaned content), grouped by kind, in document order.
+    ``any_front_matter``: TOML (``+++``) and JSON (a leading ``{...}``) front matter are read
+    like YAML's."""
     out: list[Channel] = []
 
     def add(kind: str, start: int, body: str, base: float) -> None:
@@ -75,6 +79,8 @@ def hidden_channels(text: str) -> list[Channel]:
     _markup_channels(mask_code_fences(text), add)
     if m := _FRONT_MATTER.match(text):
         add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
+    elif any_front_matter and (other := other_front_matter(text)) is not None:
+        add("the front matter", 0, _front_matter_text(other, data=True), 0.0)
     for m in _BASE64.finditer(text):
         if (decoded := decode_base64_text(m.group(1))) is not None:
             add("a base64-encoded blob", m.start(), decoded, 0.4)
@@ -122,13 +128,38 @@ def mask_code_fences(text: str) -> str:
     return "\n".join("" if code else line for line, code in zip(lines, fence_flags(lines), strict=True))
 
 
-def _front_matter_text(block: str) -> str:
+_TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def other_front_matter(text: str) -> object | None:
+    """The data of a TOML (``+++`` fenced, as Hugo writes it) or JSON (a ``{...}`` object that
+    opens the file) front-matter block, parsed; the raw block when it does not parse; None
+    when the file has neither."""
+    if m := _TOML_FRONT_MATTER.match(text):
+        try:
+            return tomllib.loads(m.group(1))
+        except tomllib.TOMLDecodeError:
+            return m.group(1)
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            data, _ = json.JSONDecoder().raw_decode(stripped)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+    return None
+
+
+def _front_matter_text(block: object, data: bool = False) -> str:
     """The front matter as ``key: value`` lines, YAML quoting undone (so a quoted value reads as
-    the sentence it is) and keys spelled as words; the raw block when it is not valid YAML."""
-    try:
-        data = yaml.load(block, Loader=_YAML_LOADER)  # a safe loader
-    except yaml.YAMLError:
+    the sentence it is) and keys spelled as words; the raw block when it is not valid YAML.
+    ``data``: ``block`` is already parsed (TOML, JSON) or raw text that did not parse."""
+    if data and isinstance(block, str):
         return block
+    try:
+        parsed = block if data else yaml.load(str(block), Loader=_YAML_LOADER)  # a safe loader
+    except yaml.YAMLError:
+        return str(block)
     lines: list[str] = []
 
     def walk(node: object, key: str) -> None:
@@ -143,7 +174,7 @@ def _front_matter_text(block: str) -> str:
         elif node is not None:
             lines.append(f"{key.replace('_', ' ')}: {node}")  # agent_directive -> agent directive
 
-    walk(data, "")
+    walk(parsed, "")
     return "\n".join(lines)
 
 

@@ -38,7 +38,13 @@ from harness.security.context_channels import (
     mask_code_fences,
 )
 from harness.security.context_sentences import sentences as split_sentences
-from harness.security.context_text import FORMAT_CHARS, clean_text, invisible_issues
+from harness.security.context_text import (
+    FORMAT_CHARS,
+    clean_text,
+    clean_text_all,
+    invisible_issues,
+    invisible_issues_all,
+)
 from harness.security.patterns import compile_extra
 
 __all__ = ["INVISIBLE", "ScanResult", "decode_base64_text", "find_issues", "normalise", "scan_context_file",
@@ -62,9 +68,22 @@ class ScanResult:
     """One human-readable line per finding (empty when safe)."""
 
 
-def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = ()) -> ScanResult:
-    """Scan one context file; ``extra_patterns`` are more regexes (case-insensitive) that block."""
-    issues = find_issues(content, extra_patterns)
+@dataclass(frozen=True)
+class ScanOptions:
+    """The scanner's switches beyond the seed (``ContextScanConfig`` fields of the same names)."""
+
+    unicode_data: bool = False
+    any_front_matter: bool = False
+    exfil_by_capability: bool = False
+    example_context: bool = False
+
+
+def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (),
+                      config: object | None = None) -> ScanResult:
+    """Scan one context file; ``extra_patterns`` are more regexes (case-insensitive) that block;
+    ``config`` (a ``ContextScanConfig``) switches the options of ``ScanOptions`` on."""
+    options = ScanOptions(**{f: bool(getattr(config, f, False)) for f in ScanOptions.__dataclass_fields__})
+    issues = find_issues(content, extra_patterns, options)
     if not issues:
         return ScanResult(safe=True, replacement=content, issues=[])
     return ScanResult(
@@ -74,15 +93,22 @@ def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (
     )
 
 
-def find_issues(content: str, extra_patterns: Sequence[str] = ()) -> list[str]:
+def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanOptions = ScanOptions()) -> list[str]:
     """Every finding in ``content``, deduplicated, in a stable order."""
-    issues = invisible_issues(content)
-    text, spoofed = clean_text(content)
+    if options.unicode_data:
+        issues = invisible_issues_all(content)
+        text, spoofed = clean_text_all(content)
+    else:
+        issues = invisible_issues(content)
+        text, spoofed = clean_text(content)
     if spoofed >= _MIN_SPOOFED_WORDS:
-        issues.append(f"Spells {spoofed} Latin words with look-alike Cyrillic/Greek letters: homoglyph spoofing")
-    issues += _visible_issues(text)
-    for channel in hidden_channels(text):
+        issues.append(f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing")
+    issues += _visible_issues(text, options)
+    for channel in hidden_channels(text, options.any_front_matter):
         issues += _channel_issues(channel)
+        if options.exfil_by_capability:
+            issues += [f"Contains potential exfiltration pattern in {channel.kind} ({f.text})"
+                       for f in sig.capability_exfil(channel.text)]
     extra = compile_extra(tuple(extra_patterns), "context_scan.extra_patterns")
     if extra:
         lowered = normalise(content)
@@ -96,13 +122,14 @@ def normalise(text: str) -> str:
     return FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)).lower()
 
 
-def _visible_issues(text: str) -> list[str]:
-    sentences = split_sentences(text)
+def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str]:
+    examples = options.example_context
+    sentences = split_sentences(text, examples=examples)
     index = sig.TriggerIndex([s.text for s in sentences])
-    strong = sig.phrase_findings(sentences, "injection", index=index)
+    strong = sig.phrase_findings(sentences, "injection", index=index, defines=examples)
     issues = [f"Contains injection phrase ({f.text})" for f in strong]
-    weak = (sig.phrase_findings(sentences, "signals", index=index)
-            + sig.phrase_findings(sentences, "command_signals", True, index=index))
+    weak = (sig.phrase_findings(sentences, "signals", index=index, defines=examples)
+            + sig.phrase_findings(sentences, "command_signals", True, index=index, defines=examples))
     by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
     for f in weak:
         by_paragraph[f.paragraph].append(f)
@@ -111,7 +138,9 @@ def _visible_issues(text: str) -> list[str]:
         if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
             line = min(f.line for f in found)
             issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
-    issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in sig.exfil_findings(text)]
+    exfil = sig.exfil_findings(text) + (sig.capability_exfil(text) if options.exfil_by_capability else [])
+    listed = sig.described_lines(sentences) if examples else set()
+    issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in exfil if f.line not in listed]
     prose = mask_code_fences(text)
     issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document")
                if sig.triggered(p, prose.lower()) and p.regex.search(prose)]
@@ -142,6 +171,7 @@ def _listed(findings: list[sig.Finding]) -> str:
     return ", ".join(dict.fromkeys(f.text for f in findings))
 
 
-def scan_many(files: Iterable[tuple[str, str]], extra_patterns: Sequence[str] = ()) -> list[ScanResult]:
+def scan_many(files: Iterable[tuple[str, str]], extra_patterns: Sequence[str] = (),
+              config: object | None = None) -> list[ScanResult]:
     """Scan ``(path, content)`` pairs, in order."""
-    return [scan_context_file(content, path, extra_patterns) for path, content in files]
+    return [scan_context_file(content, path, extra_patterns, config) for path, content in files]

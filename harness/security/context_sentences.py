@@ -30,6 +30,8 @@ class Sentence:
     context: str
     """The text that says what this sentence is: itself, or for a code line the prose before it."""
     paragraph: int
+    example: bool = False
+    """A list item or table row read with its heading, lead-in and header (``examples``)."""
 
 
 def fence_flags(lines: list[str]) -> list[bool]:
@@ -45,9 +47,12 @@ def fence_flags(lines: list[str]) -> list[bool]:
     return flags
 
 
-def sentences(text: str, first_line: int = 1) -> list[Sentence]:
+def sentences(text: str, first_line: int = 1, examples: bool = False) -> list[Sentence]:
     """Every sentence of ``text``, numbered by paragraph. Blank lines end a paragraph, except
-    that a lone heading goes with the block after it and a code block with the prose before it."""
+    that a lone heading goes with the block after it and a code block with the prose before it.
+    ``examples``: list items and table rows are read with the heading above them, the line that
+    introduces the list and the table's header row (``Red flags, e.g.:``, ``| Attack | Example |``),
+    which say whether the items are orders or examples."""
     lines = text.split("\n")
     blocks: list[list[tuple[int, str, bool]]] = [[]]
     for n, (line, in_code) in enumerate(zip(lines, fence_flags(lines), strict=True), first_line):
@@ -62,7 +67,30 @@ def sentences(text: str, first_line: int = 1) -> list[Sentence]:
             merged[-1] += block
         else:
             merged.append(block)
-    return [s for i, block in enumerate(merged) for s in _block_sentences(block, i)]
+    out = [s for i, block in enumerate(merged) for s in _block_sentences(block, i)]
+    return _with_lead_ins(out, lines, first_line) if examples else out
+
+
+_ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\|)")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+
+
+def _with_lead_ins(found: list[Sentence], lines: list[str], first_line: int) -> list[Sentence]:
+    lead_of: dict[int, str] = {}
+    heading = lead = header = ""
+    for n, line in enumerate(lines, first_line):
+        plain = " ".join(line.replace("*", "").split())
+        if _HEADING.match(line):
+            heading, lead, header = plain, "", ""
+        elif line.lstrip().startswith("|"):
+            header = header or plain
+            lead_of[n] = f"{heading} {lead} {header}"
+        elif _ITEM.match(line):
+            lead_of[n] = f"{heading} {lead}"
+        elif plain:
+            lead, header = (plain if plain.endswith(":") else ""), ""
+    return [Sentence(s.line, s.text, f"{lead_of[s.line]} {s.context}", s.paragraph, True)
+            if s.line in lead_of else s for s in found]
 
 
 def _split(unit: str) -> list[str]:

@@ -67,10 +67,13 @@ _MAX_MATCHES = 20
 described is taken as describing (bounds the work on pathological input)."""
 
 
-def discounted(sentence: str, start: int, context: str = "", quotes: bool = True) -> bool:
-    """The match at ``start`` quotes, negates or describes rather than instructs."""
+def discounted(sentence: str, start: int, context: str = "", quotes: bool = True, defines: bool = False) -> bool:
+    """The match at ``start`` quotes, negates or describes rather than instructs. ``defines``:
+    a sentence that names what the phrase is ("X is a persona swap") describes it too."""
     before = sentence[:start]
     if quotes and _quoted(before):
+        return True
+    if defines and _cue("defines").search(context or sentence):
         return True
     return bool(_cue("negation").search(before[-80:]) or _describing(context or sentence))
 
@@ -88,7 +91,7 @@ def _quoted(before: str) -> bool:
 
 
 def phrase_findings(sentences: list[Sentence], section: str, commands: bool = False,
-                    index: TriggerIndex | None = None) -> list[Finding]:
+                    index: TriggerIndex | None = None, defines: bool = False) -> list[Finding]:
     """Matches of ``section``'s patterns that are not discounted, one per pattern and sentence.
 
     ``commands``: the patterns match shell commands, which live in code spans and quotes, so
@@ -100,7 +103,7 @@ def phrase_findings(sentences: list[Sentence], section: str, commands: bool = Fa
         for i in index.candidates(p):
             s = sentences[i]
             matches = islice(p.regex.finditer(s.text), _MAX_MATCHES)
-            if any(not discounted(s.text, m.start(), s.context, quotes=not commands) for m in matches):
+            if any(not discounted(s.text, m.start(), s.context, not commands, defines) for m in matches):
                 out.append(Finding(p.id, p.text, p.weight, s.line, s.paragraph))
     return out
 
@@ -216,3 +219,43 @@ def _owner(var: str) -> str | None:
 def shell_command(text: str) -> bool:
     """Some line of ``text`` is a shell command (decoded blobs)."""
     return any(p.regex.search(line) for p in patterns("shell") for line in text.lower().splitlines())
+
+
+_QUOTED_IP = re.compile(r"""['"](\d{1,3}(?:\.\d{1,3}){3})['"]""")
+# Secret variables of other languages, for the same-service exemption of capability_exfil.
+_CODE_SECRET_VAR = re.compile(r"""(?:environ\s*\[\s*|getenv\s*\(\s*|ENV\s*\[\s*)['"](\w+)|process\.env\.(\w+)|\$env:(\w+)""")
+
+
+def capability_exfil(text: str) -> list[Finding]:
+    """Exfiltration by capability, in any language: a logical line that sends over the network
+    (``network_send``) and reads a secret source (``secret_source``), not negated, to some
+    destination that is neither this machine nor the service the secret is named after."""
+    net, src = patterns("network_send"), patterns("secret_source")
+    out: list[Finding] = []
+    for n, line in logical_lines(text):
+        m = next((m for p in net if (m := p.regex.search(line))), None)
+        if m is None or not any(p.regex.search(line) for p in src):
+            continue
+        if _cue("negation").search(line[: m.start()][-80:]) or _same_service(line):
+            continue
+        quoted_ips = [h for h in _QUOTED_IP.findall(line) if not _LOOPBACK.match(h)]
+        if not quoted_ips and _routine_destination(line):
+            continue
+        out.append(Finding("network-send", "sends a secret or credentials file over the network", 1.0, n))
+    return out
+
+
+def _same_service(line: str) -> bool:
+    """``os.environ['GITHUB_TOKEN']`` sent to ``api.github.com``: the service the secret is for."""
+    names = [g for m in _CODE_SECRET_VAR.finditer(line) for g in m.groups() if g]
+    hosts = [h.split("@")[-1].lower() for h in _URL_HOST.findall(line) + _BARE_HOST.findall(line)]
+    remote = [h for h in hosts if not _LOOPBACK.match(h)]
+    owners = {_owner(v) for v in names}
+    return bool(names and remote) and None not in owners and all(
+        len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)
+
+
+def described_lines(sentences: list[Sentence]) -> set[int]:
+    """Lines of list items and table rows whose lead-in describes attacks (``examples``):
+    exfiltration shapes there are listed, not asked for."""
+    return {s.line for s in sentences if s.example and _describing(s.context)}

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+import regex
 
 # Invisible format characters (Unicode category Cf, minus the visible Arabic/Syriac number
 # signs): soft hyphen, zero-width and bidi controls, invisible operators, BOM, tag characters.
@@ -124,3 +127,90 @@ def _non_latin_letter(ch: str) -> bool:
 
 def _right_to_left(ch: str) -> bool:
     return bool(ch) and unicodedata.bidirectional(ch) in ("R", "AL", "AN")
+
+
+# --- with context_scan.unicode_data: Unicode's own data instead of the lists above -------------------
+# Default_Ignorable_Code_Point is the Unicode property for "render as nothing" (zero-width and bidi
+# controls, CGJ U+034F, Hangul fillers, variation selectors, tag characters ...); the `regex`
+# module knows it as \p{DI} for the Unicode version it ships, so no list here has to keep up.
+DEFAULT_IGNORABLE = regex.compile(r"[\p{DI}\u061c\u180e]")
+
+
+@cache
+def confusable_map() -> dict[str, str]:
+    """Every non-ASCII character Unicode's confusables data (TR39, shipped with the maintained
+    ``confusable-homoglyphs`` package) lists as a look-alike of one ASCII letter, in any script:
+    Cyrillic, Greek, Armenian, Cherokee, mathematical alphanumerics, Latin variants ..."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    out: dict[str, str] = {}
+    for ch, entries in confusables_data.items():
+        if len(ch) != 1 or ch.isascii():
+            continue
+        for e in entries:
+            glyph = e.get("c", "")
+            if len(glyph) == 1 and glyph.isascii() and glyph.isalpha():
+                out[ch] = glyph
+                break
+    return out
+
+
+def fold_confusables_all(text: str) -> tuple[str, int]:
+    """Words that mix ASCII letters with look-alikes of any script, folded to ASCII; and how many
+    there were. Words with no ASCII letter (Armenian, Russian or Greek prose) stay as they are."""
+    table = confusable_map()
+    count = 0
+
+    def fold(m: re.Match[str]) -> str:
+        nonlocal count
+        word = m.group()
+        if word.isascii() or not re.search("[A-Za-z]", word):
+            return word
+        if any(not c.isascii() and c not in table for c in word):
+            return word  # a real accented or foreign letter: not a spoof
+        count += 1
+        return "".join(table.get(c, c) for c in word)
+
+    return _WORD.sub(fold, text), count
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def clean_text_all(content: str) -> tuple[str, int]:
+    """``clean_text`` with Unicode's data: every default-ignorable code point removed and
+    confusables of every script folded."""
+    text = unicodedata.normalize("NFKC", map_tag_characters(content))
+    return fold_confusables_all(DEFAULT_IGNORABLE.sub("", text))
+
+
+def invisible_issues_all(content: str) -> list[str]:
+    """``invisible_issues`` over every default-ignorable code point, legitimate uses excepted
+    (those of ``invisible_issues``, a variation selector after a symbol or ideograph, a
+    combining grapheme joiner beside combining marks, Hangul fillers in Hangul text)."""
+    issues = invisible_issues(content)
+    found: dict[str, int] = {}
+    for m in DEFAULT_IGNORABLE.finditer(content):
+        ch, i = m.group(), m.start()
+        if FORMAT_CHARS.match(ch) or _legitimate_di(content, i, ch):
+            continue
+        code = f"U+{ord(ch):04X}"
+        found[code] = found.get(code, 0) + 1
+    if found:
+        listed = ", ".join(f"{c} x{n}" for c, n in sorted(found.items()))
+        issues.append(f"Contains default-ignorable (invisible) Unicode characters ({listed}): potential injection vector")
+    return issues
+
+
+def _legitimate_di(text: str, i: int, ch: str) -> bool:
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+        return bool(before) and not before.isascii() and not _latin_letter(before)
+    if ch == "\u034f":
+        return unicodedata.category(after or " ")[0] == "M" or unicodedata.category(before or " ")[0] == "M"
+    if ch in "\u115f\u1160\u3164\uffa0":
+        return "HANGUL" in unicodedata.name(before, "") or "HANGUL" in unicodedata.name(after, "")
+    if "\u180b" <= ch <= "\u180f":
+        return "MONGOLIAN" in unicodedata.name(before, "")
+    return False
