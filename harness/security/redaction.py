@@ -1,17 +1,21 @@
 """Secret redaction (seed 004 "log redaction"): API keys and tokens never reach logs or disk.
 
 ``redact(text)`` is what everything persisted or logged goes through (transcripts, events, log
-records). Formats are data (``redaction_patterns.yaml``); callers may add their own regexes
-(``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
+records). Fixed-prefix formats are data (``redaction_patterns.yaml``); secrets without one are
+found by shape and entropy (``redaction_shapes``: unlisted ``NAME=value`` assignments, URL query
+tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``). Callers may add their
+own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
+from harness.security.redaction_shapes import redact_shapes
 
 PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
@@ -21,11 +25,26 @@ def redact(text: str, extra_patterns: Sequence[str] = ()) -> str:
     """``text`` with every known secret format (and each ``extra_patterns`` match) replaced."""
     if not text:
         return text
-    for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
-        text = p.regex.sub(p.text, text)
+    text = _redact_known(text) if len(text) <= CACHED_CHARS else _redact_uncached(text)
     for rx in compile_extra(tuple(extra_patterns), "redaction.extra_patterns"):
         text = rx.sub(PLACEHOLDER, text)
     return text
+
+
+CACHED_CHARS = 200_000
+"""Texts up to this size are memoised: one tool output is redacted for the model, the event
+log and the transcript, and each would otherwise pay the scan again."""
+
+
+@lru_cache(maxsize=1024)
+def _redact_known(text: str) -> str:
+    return _redact_uncached(text)
+
+
+def _redact_uncached(text: str) -> str:
+    for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
+        text = p.regex.sub(p.text, text)
+    return redact_shapes(text)
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

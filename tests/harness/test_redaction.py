@@ -97,3 +97,56 @@ def test_tool_output_reaches_the_model_by_default_but_events_stay_clean(tmp_path
     res = _read_env_file(HarnessConfig(redaction={"enabled": True}), tmp_path)
     assert OPENAI in next(m for m in res.messages if m.role == "tool").content
     assert OPENAI not in str([e.data for e in res.events])
+
+
+# Shape and entropy: cases tuned on and cases held out (written before the rules were measured).
+CASES = Path(__file__).parent / "redaction_cases"
+
+
+def _cases(name: str, kind: str) -> list[dict]:
+    import yaml
+    return yaml.safe_load((CASES / name).read_text())[kind]
+
+
+@pytest.mark.parametrize("split", ["tuned.yaml", "untuned.yaml"])
+def test_secret_cases_are_redacted(split: str) -> None:
+    missed = [c["id"] for c in _cases(split, "secrets") if c["secret"] in redact(c["text"])]
+    # untuned.yaml: 29/30; the miss is `mysql -pSECRET` (a password glued to a one-letter flag)
+    assert missed == ([] if split == "tuned.yaml" else ["mysql-p-flag"])
+
+
+@pytest.mark.parametrize("split", ["tuned.yaml", "untuned.yaml"])
+def test_benign_cases_are_unchanged(split: str) -> None:
+    changed = {c["id"]: redact(c["text"]) for c in _cases(split, "benign")
+               if redact(c["text"]) != c["text"]}
+    assert changed == {}
+
+
+@pytest.mark.parametrize("name, secret", [
+    ("RAILS_MASTER_KEY", True), ("MY_WEIRD_TOKEN", True), ("csrftoken", True),
+    ("X-Amz-Signature", True), ("authToken", True), ("PGPASSWORD", True), ("db_pass", True),
+    ("TOKEN_COUNT", False), ("api_key_id", False), ("tokenizer", False), ("keyboard", False),
+    ("GIT_COMMIT", False), ("Author", False), ("max_tokens", False),
+])
+def test_secret_names_by_their_parts(name: str, secret: bool) -> None:
+    from harness.security.redaction_shapes import secret_name
+    assert bool(secret_name(name)) is secret
+
+
+@pytest.mark.parametrize("value", [
+    "3f2a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a", "550e8400-e29b-41d4-a716-446655440000",
+    "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+rFTd7LX", "/usr/local/bin",
+    "spring_sale_2024", "make_token()", "web-7f9c8d6b5-x2k4p",
+])
+def test_identifiers_and_words_do_not_look_random(value: str) -> None:
+    from harness.security.redaction_shapes import looks_random
+    assert not looks_random(value)
+
+
+def test_a_secret_in_an_unlisted_env_dump_is_redacted_in_run_events(tmp_path: Path) -> None:
+    cfg = HarnessConfig(redaction={"enabled": True})
+    secret = "Vb7Nm3Kq9Lp2Xw5Zr8Ty1Ui4Oa6Sd0Fg"
+    (tmp_path / "env.txt").write_text(f"HOME=/root\nINTERNAL_HMAC={secret}\n")
+    model = scripted([call("read_file", path="env.txt")], "done")
+    res = asyncio.run(Agent(cfg, model, LocalWorkspace(tmp_path)).run("t"))
+    assert secret not in repr([e.data for e in res.events])

@@ -1,0 +1,249 @@
+"""Secrets recognised by shape and entropy, not by a list of names.
+
+``redaction_patterns.yaml`` catches formats with a fixed prefix (``sk-``, ``ghp_``, PEM blocks).
+This module catches what has no fixed prefix, in the places secrets travel:
+
+- assignments (``NAME=value`` in ``env`` dumps, ``export``, ``.env``; ``name: value`` in YAML,
+  JSON and HTTP headers; ``--flag value``): redacted when the *name* has a secret word as one of
+  its parts (``RAILS_MASTER_KEY``, ``csrftoken``, ``X-Amz-Signature``) or, for ``NAME=value``,
+  when the *value* looks random (mixed letters and digits, high Shannon entropy) whatever the
+  name; hex strings and UUIDs count only with a secret name (alone they are commit SHAs, trace
+  ids and digests), and names made of identifier words (``id``, ``sha``, ``digest``) never;
+- URLs: query values under a secret name or random-looking (``access_token=``, ``sig=``,
+  ``key=``), a bare user part (``https://KEY@host``), random path segments (webhook URLs);
+- ``Authorization`` headers with any scheme (the scheme word is kept);
+- vendor token shapes from the maintained ``detect-secrets`` package (Twilio, SendGrid, npm,
+  PyPI, Discord, Azure storage, ...): its detectors are kept up to date by its maintainers, a
+  list here would not be. Its generic high-entropy plugins are left out: they flag every quoted
+  commit SHA and lockfile hash.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from functools import lru_cache
+
+PLACEHOLDER = "[REDACTED]"
+
+_SECRET_WORDS = ("key", "secret", "token", "password", "passwd", "pass", "pwd", "passphrase",
+                 "credential", "credentials", "cred", "creds", "signature", "sig", "salt",
+                 "hmac", "cookie", "auth", "authorization", "jwt", "otp", "apikey", "dsn")
+"""A name part that *ends with* one of these marks a secret (``authToken``, ``PGPASSWORD``)."""
+_WEAK_WORDS = frozenset({"key", "token", "pass", "sig", "auth", "salt", "otp", "cookie"})
+_ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest",
+                       "commit", "rev", "revision", "uuid", "guid", "etag", "checksum", "version",
+                       "build", "trace", "span", "ref", "count", "size", "max", "min", "num",
+                       "number", "len", "length", "limit", "tokens", "model", "type", "name"})
+"""Name parts that make a value an identifier or a number, never a secret by entropy alone."""
+_DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
+_HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
+                          r"[0-9a-fA-F]{12})$")
+_TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|"
+                      r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
+
+_ENV = re.compile(r"(?<![\w/.?&%-])([A-Za-z_][A-Za-z0-9_]*+)( ?= ?)(?:(['\"])(.*?)\3|([^\s\"';|&`]+))")
+_COLON = re.compile(r"(?m)(?:^|(?<=[\s{,]))(['\"]?)([A-Za-z_][\w.-]*+)\1[ \t]*:[ \t]*"
+                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,}]+))")
+_FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"]+)\2")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
+_QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
+_USERINFO = re.compile(r"(://)([^\s:/@]+)@")
+_COOKIE = re.compile(r"(?im)^([ \t]*(?:set-)?cookie[ \t]*:[ \t]*)(\S.*)$")
+_AUTH_HEADER = re.compile(r"(?im)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
+                          r"(?:[A-Za-z][\w-]*\s+)?)(?!\$)([^\s\"',;]{8,}(?:,\s*\w+=[^\s\"',;]+)*)")
+
+
+def _parts(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [p for p in re.split(r"[\s_.\-\[\]]+", spaced.lower()) if p]
+
+
+def secret_name(name: str) -> bool | str:
+    """True for a secret name; ``"weak"`` for a lone generic word (``key``, ``token``: a JSON
+    ``"key"`` is usually a lookup key), whose value must also look random."""
+    parts = _parts(name)
+    if parts and parts[-1] in _ID_WORDS:
+        return False  # TOKEN_COUNT, api_key_id: the value is a number or an identifier
+    if not any(p.endswith(_SECRET_WORDS) for p in parts):
+        return False
+    return "weak" if len(parts) == 1 and parts[0] in _WEAK_WORDS else True
+
+
+def entropy(value: str) -> float:
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+_TOKEN_CHARS = re.compile(r"^[A-Za-z0-9+/=_.~!@#$%^&*-]+$")
+
+
+def looks_random(value: str, min_len: int = 16) -> bool:
+    """A token that reads like generated key material: long, mixed classes, high entropy, and
+    not a hex string, UUID or digest (those are identifiers unless a secret name says not)."""
+    if len(value) < min_len or not _TOKEN_CHARS.match(value) or _HEX_OR_UUID.match(value) \
+            or _DIGEST_PREFIX.match(value):
+        return False
+    if value.startswith(("/", "./", "~", "-")) or "://" in value:
+        return False
+    classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+    return (classes == 3 and entropy(value) >= 3.5) or (classes == 2 and len(value) >= 24
+                                                          and entropy(value) >= 4.2)
+
+
+def _worth_hiding(value: str, by_name: bool | str) -> bool:
+    """Whether a value under a secret name (``by_name``) or any name is secret material. Under
+    a secret name it must still read as a literal: no spaces, no code (``make_token()``,
+    ``TokenUsage``), no template (``$TOKEN``), and a digit or a symbol or randomness (so that
+    ``SCENARIO_KEY = "looplab:scenario"`` and ``key: make it`` stay)."""
+    v = value.strip()
+    if len(v) < 6 or _TRIVIAL.match(v) or PLACEHOLDER[:-1] in v or _DIGEST_PREFIX.match(v):
+        return False
+    if not by_name:
+        return looks_random(v)
+    if by_name == "weak":
+        return looks_random(v, 12)
+    if re.search(r"\s|[{}()<>\[\]`]|\$[{(]|^\$", v) or v.startswith(("/", "./", "~/")) \
+            or "://" in v:
+        return False
+    return bool(re.search(r"\d|[!@#%^&*+/=]", v)) or looks_random(v, 12)
+
+
+def _sub_env(m: re.Match[str]) -> str:
+    name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
+    by_name = secret_name(name)
+    if not by_name and set(_parts(name)) & _ID_WORDS:
+        return m.group(0)
+    if not _worth_hiding(value, by_name):
+        return m.group(0)
+    return m.group(0).replace(value, PLACEHOLDER, 1)
+
+
+def _sub_colon(m: re.Match[str]) -> str:
+    name = m.group(2)
+    value = m.group(4) if m.group(3) else (m.group(5) or "").strip()
+    by_name = secret_name(name)
+    if not by_name or not _worth_hiding(value, by_name):
+        return m.group(0)
+    scheme = re.match(r"[A-Za-z][\w-]*\s+(?=\S)", value)  # "token abc..." keeps "token "
+    secret = value[scheme.end():] if scheme and name.lower() != "cookie" else value
+    return m.group(0).replace(secret, PLACEHOLDER, 1) if secret else m.group(0)
+
+
+def _sub_flag(m: re.Match[str]) -> str:
+    by_name = secret_name(m.group(1))
+    if not by_name or not _worth_hiding(m.group(3), by_name):
+        return m.group(0)
+    return m.group(0).replace(m.group(3), PLACEHOLDER, 1)
+
+
+def _sub_url(m: re.Match[str]) -> str:
+    url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
+                        or _HEX_OR_UUID.match(u.group(2)) and len(u.group(2)) >= 16
+                        else u.group(2)) + "@", m.group(0))
+    url = _QUERY.sub(_sub_query, url)
+    head, sep, rest = url.partition("://")
+    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    path = "/".join(PLACEHOLDER if _random_segment(seg) else seg for seg in rest[:cut].split("/"))
+    return head + sep + path + rest[cut:]
+
+
+def _random_segment(seg: str) -> bool:
+    """A path segment that is key material (a webhook secret), not a file or a version."""
+    return bool(re.fullmatch(r"[A-Za-z0-9_-]{20,}", seg)) and looks_random(seg, 20) and \
+        all(re.search(rx, seg) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+
+
+def _sub_query(m: re.Match[str]) -> str:
+    name, value = m.group(2), m.group(3)
+    decoded = re.sub(r"%[0-9A-Fa-f]{2}", "", value)
+    by_name = secret_name(name)
+    if (by_name and _worth_hiding(value, by_name)) or looks_random(decoded, 20):
+        return f"{m.group(1)}{name}={PLACEHOLDER}"
+    return m.group(0)
+
+
+_PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (_AUTH_HEADER, lambda m: m.group(1) + PLACEHOLDER),
+    (_COOKIE, lambda m: m.group(1) + PLACEHOLDER),
+    (_URL, _sub_url),
+    (_COLON, _sub_colon),  # before NAME=value: a Cookie header is hidden whole
+    (_ENV, _sub_env),
+    (_FLAG, _sub_flag),
+)
+
+
+def redact_shapes(text: str) -> str:
+    for rx, fn in _PASSES:
+        text = rx.sub(fn, text)
+    return redact_vendor_tokens(text)
+
+
+_LONG_TOKEN = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
+_HEX32 = re.compile(r"[0-9a-f]{32,}")
+
+
+def _candidate(line: str) -> bool:
+    """A long token with upper and lower case and digits, or 32+ hex digits: every vendor
+    shape has one; code and prose rarely do (so most lines never reach detect-secrets)."""
+    for m in _LONG_TOKEN.finditer(line):
+        tok = m.group(0)
+        if _HEX32.search(tok) or (re.search(r"[a-z]", tok) and re.search(r"[A-Z]", tok)
+                                  and re.search(r"\d", tok)):
+            return True
+    return False
+
+
+MAX_SCANNED_LINE = 2000
+"""Lines longer than this (minified files, blobs) are left to the regex passes: the vendor
+detectors are per-line regexes and would make a megabyte line cost seconds."""
+
+
+def redact_vendor_tokens(text: str) -> str:
+    """Vendor token shapes found by ``detect-secrets`` (only lines holding a long token)."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if len(line) > MAX_SCANNED_LINE or not _candidate(line):
+            continue
+        for secret in _vendor_secrets(line):
+            lines[i] = _replace_token(lines[i], secret)
+    return "\n".join(lines)
+
+
+def _replace_token(line: str, secret: str) -> str:
+    """Replace ``secret`` and the rest of the token it starts (some detectors report a prefix)."""
+    start = line.find(secret)
+    if start < 0:
+        return line
+    end = start + len(secret)
+    while end < len(line) and re.match(r"[\w.+/=-]", line[end]):
+        end += 1
+    return line if end - start < 8 else line[:start] + PLACEHOLDER + line[end:]
+
+
+@lru_cache(maxsize=4096)
+def _vendor_secrets(line: str) -> tuple[str, ...]:
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import transient_settings
+
+    with transient_settings(_SETTINGS):
+        found = {s.secret_value for s in scan_line(line) if s.secret_value}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+_SETTINGS = {
+    "plugins_used": [{"name": n} for n in (
+        "ArtifactoryDetector", "AWSKeyDetector", "AzureStorageKeyDetector", "BasicAuthDetector",
+        "CloudantDetector", "DiscordBotTokenDetector", "GitHubTokenDetector", "GitLabTokenDetector",
+        "IbmCloudIamDetector", "IbmCosHmacDetector", "JwtTokenDetector", "MailchimpDetector",
+        "NpmDetector", "OpenAIDetector", "PrivateKeyDetector", "PypiTokenDetector",
+        "SendGridDetector", "SlackDetector", "SoftlayerDetector", "SquareOAuthDetector",
+        "StripeDetector", "TelegramBotTokenDetector", "TwilioKeyDetector")],
+    "filters_used": [{"path": f"detect_secrets.filters.heuristic.{f}"} for f in (
+        "is_sequential_string", "is_potential_uuid", "is_templated_secret")],
+}
+"""detect-secrets' vendor detectors; not its keyword and entropy plugins (the passes above do
+that with identifiers in mind), nor ``IPPublicDetector`` (addresses are not secrets here)."""
