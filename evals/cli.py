@@ -79,10 +79,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                         epochs=args.epochs, display=args.display, fail_on_error=False,
                         log_realtime=False, score_display=False)
     wall = time.monotonic() - t0
-    rc = run_outcome(logs)
+    rc = run_outcome(logs, len(tasks))
     if not args.no_report:
         rc = rc or _report(log_dir)
-    if args.no_setup:  # one process of a split run: its parent prints the totals
+    if args.split_child:  # one process of a split run: its parent prints the totals
         print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
     else:
         print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
@@ -96,9 +96,14 @@ EXIT_ERRORED = 1
 SHOW_ERRORS = 10
 
 
-def run_outcome(logs: list) -> int:
-    """0 when every log finished and no sample errored; 130 when the run was interrupted;
-    1 otherwise. Says which logs and samples did not finish, on stderr."""
+def run_outcome(logs: list, expected: int) -> int:
+    """0 when every log finished and no sample errored; 130 when the run was interrupted
+    (inspect hands back fewer logs than tasks, or cancelled ones); 1 otherwise. Says which
+    logs and samples did not finish, on stderr."""
+    if len(logs) < expected:
+        print(f"looplab: interrupted: {expected - len(logs)} of {expected} configuration(s) "
+              "returned no log", file=sys.stderr)
+        return EXIT_INTERRUPTED
     unfinished = [lg for lg in logs if lg.status != "success"]
     errored = [(lg, s) for lg in logs for s in (lg.samples or []) if s.error is not None]
     for lg in unfinished:
@@ -165,7 +170,7 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) ->
     common = ["--sandbox", args.sandbox, "--model", args.model, "--scenarios", args.scenarios,
               "--family", args.family, "--fallbacks", args.fallbacks, "--epochs", str(args.epochs),
               "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
-              "--processes", "1", "--no-report", "--no-setup"]
+              "--processes", "1", "--no-report", "--no-setup", "--split-child"]
     t0 = time.monotonic()
     procs = []
     for i, group in enumerate(groups):
@@ -269,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--processes", type=positive_int, default=2,
                    help="split the configurations over this many eval processes (default 2)")
     r.add_argument("--no-setup", action="store_true", help=argparse.SUPPRESS)
+    r.add_argument("--split-child", action="store_true", help=argparse.SUPPRESS)
     r.add_argument("--max-samples", type=positive_int, default=16,
                    help="samples (and sandboxes) at once, over all configurations")
     r.add_argument("--log-dir", default="")

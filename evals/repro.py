@@ -14,6 +14,9 @@ from inspect_ai.log import EvalSample
 
 WIDTH = 100
 CUT = 600
+MARK = {"pass": "PASS", "fail": "FAIL", "not_applicable": "N/A", "error": "ERROR"}
+EXIT_FAILED = 3
+"""A probed item failed: the harness did not hold (an infrastructure error exits 1)."""
 
 
 def _cut(text: str, limit: int = CUT) -> str:
@@ -73,7 +76,7 @@ def render_sample(sample: EvalSample, config: str) -> str:
         md = score.metadata or {}
         out.append(f"run ended: {md.get('exit_status')}")
         for item, v in (md.get("items") or {}).items():
-            verdict = {True: "PASS", False: "FAIL", None: "N/A"}[v.get("passed")]
+            verdict = MARK.get(str(v.get("state")), {True: "PASS", False: "FAIL", None: "N/A"}[v.get("passed")])
             out.append(f"{verdict}  {item}: figure {v.get('figure')} {v.get('unit', '')}")
             out.append(f"      {v.get('explanation', '')}")
     return "\n".join(out)
@@ -101,8 +104,14 @@ def repro(scenario: str, config: str, *, sandbox: str, model: str, log_dir: str,
         err = log.error.message if log.error else log.status
         print(f"looplab: the run did not finish: {err}")
         return 1
-    print(render_sample(log.samples[0], f"{config} ({overrides})" if overrides else config))
+    sample = log.samples[0]
+    print(render_sample(sample, f"{config} ({overrides})" if overrides else config))
     print(f"log: {log.location}")
-    score = log.samples[0].scores.get("checklist") if log.samples[0].scores else None
-    passed = score is not None and all(v == 1.0 for v in (score.value or {}).values())  # type: ignore[union-attr]
-    return 0 if passed else 3
+    if sample.error is not None:
+        print("looplab: the sample errored (infrastructure, not the harness): nothing was judged")
+        return 1
+    score = sample.scores.get("checklist") if sample.scores else None
+    states = [str(v.get("state")) for v in ((score.metadata or {}).get("items") or {}).values()] if score else []
+    if not states or "error" in states:
+        return 1
+    return EXIT_FAILED if "fail" in states else 0

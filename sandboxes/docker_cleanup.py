@@ -26,6 +26,7 @@ from .docker_engine import (
     labelled_containers,
     remove_container,
 )
+from .docker_owner import owner_gone
 
 logger = logging.getLogger(__name__)
 
@@ -93,10 +94,48 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     # SIG_IGN (or None for a handler set outside Python): ignore, as before.
 
 
+def reap_orphans() -> list[str]:
+    """Remove every looplab sandbox container (any namespace) whose owner process is gone:
+    killed with `kill -9`, or on a machine that has restarted since. Containers of live runs
+    and of other hosts are left alone. Returns the names removed."""
+    import docker
+
+    try:
+        found = api_client().containers(all=True, filters={"label": LABEL_SANDBOX})
+    except docker.errors.DockerException as err:
+        logger.warning("looplab-docker: cannot list containers to reap orphans: %s", err)
+        return []
+    removed = []
+    for c in found:
+        if owner_gone(c.get("Labels") or {}):
+            name = (c.get("Names") or [c["Id"]])[0].lstrip("/")
+            try:
+                if remove_container(c["Id"]):
+                    removed.append(name)
+            except docker.errors.DockerException as err:
+                logger.warning("looplab-docker: could not remove orphan %s: %s", name, err)
+    if removed:
+        logger.warning("looplab-docker: removed %d container(s) left by runs that are gone",
+                       len(removed))
+    return removed
+
+
+_reaped_in: int | None = None
+
+
+def reap_orphans_once() -> None:
+    """Reap orphans at the first task start of this process (later tasks find none)."""
+    global _reaped_in
+    if _reaped_in != os.getpid():
+        _reaped_in = os.getpid()
+        reap_orphans()
+
+
 def remove_labelled(container_id: str | None = None) -> list[str]:
     """`inspect sandbox cleanup looplab-docker [ID]`: remove one looplab sandbox container by id
-    or name, or every container labelled as a looplab sandbox (any process, any run). Returns the
-    names removed."""
+    or name; without an id, every container of the namespace LOOPLAB_SANDBOX_NAMESPACE names
+    (when it is set: each run has its own by default, so another user's live run is never
+    reached). Orphans of any run are reaped by `cli_cleanup` as well. Returns the names removed."""
     import docker
 
     api = api_client()
@@ -111,8 +150,27 @@ def remove_labelled(container_id: str | None = None) -> list[str]:
                 f"(no {LABEL_SANDBOX} label); not removing it"
             )
         found = [(info["Id"], info["Name"].lstrip("/"))]
-    else:
+    elif os.environ.get("LOOPLAB_SANDBOX_NAMESPACE"):
         found = [
             (c["Id"], (c.get("Names") or [c["Id"]])[0].lstrip("/")) for c in labelled_containers()
         ]
+    else:
+        found = []
     return [name for cid, name in found if remove_container(cid)]
+
+
+def main() -> int:
+    """`python -m sandboxes.docker_cleanup` (`make clean-sandboxes`): reap orphaned containers,
+    and with LOOPLAB_SANDBOX_NAMESPACE set, remove that namespace's containers too."""
+    logging.basicConfig(level=logging.ERROR)
+    orphans = reap_orphans()
+    print(f"looplab-docker: reaped {len(orphans)} orphaned container(s) {' '.join(orphans)}".rstrip())
+    if os.environ.get("LOOPLAB_SANDBOX_NAMESPACE"):
+        named = remove_labelled(None)
+        print(f"looplab-docker: removed {len(named)} container(s) of namespace "
+              f"{os.environ['LOOPLAB_SANDBOX_NAMESPACE']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -40,9 +40,18 @@ LOCAL_HINT = "or run without Docker with sandbox=local (e.g. `make eval SANDBOX=
 
 
 def sandbox_namespace() -> str:
-    """Value of the `looplab.sandbox` label. LOOPLAB_SANDBOX_NAMESPACE lets several users or
-    test runs share one engine without `cli_cleanup` removing each other's containers."""
-    return os.environ.get("LOOPLAB_SANDBOX_NAMESPACE", "1")
+    """Value of the `looplab.sandbox` label: this run's own (`run-<RUN_ID>`) unless
+    LOOPLAB_SANDBOX_NAMESPACE names a shared one, so one user's cleanup never reaches another
+    user's live run."""
+    return os.environ.get("LOOPLAB_SANDBOX_NAMESPACE") or f"run-{RUN_ID}"
+
+
+def owner_labels() -> dict[str, str]:
+    """Who owns a container: this process (pid and start time, so a reused pid is not taken
+    for it), on this host and this boot. `docker_cleanup.reap_orphans` reads them back."""
+    from .docker_owner import owner_identity
+
+    return owner_identity()
 
 
 def _prerequisite_base() -> type[Exception]:
@@ -195,6 +204,7 @@ def _create_and_start(config: DockerSandboxConfig, task_name: str) -> tuple[str,
         LABEL_RUN: RUN_ID,
         LABEL_TASK: task_name[:200],
         "looplab.pid": str(os.getpid()),
+        **owner_labels(),
     }
     created = api.create_container(
         config.image,

@@ -4,7 +4,9 @@ inspect's built-in `docker` sandbox needs Docker Compose v2 and a recent engine;
 needs only an engine API. Importing this module registers the sandbox and contacts no engine.
 Isolation defaults (no network, all capabilities dropped, no-new-privileges, memory/CPU/pids
 limits) live in `DockerSandboxConfig`; containers are removed at sample end, at task end, at
-interpreter exit, on SIGINT/SIGTERM, and by `inspect sandbox cleanup looplab-docker [ID]`.
+interpreter exit, on SIGINT/SIGTERM, and by `inspect sandbox cleanup looplab-docker [ID]`. Each
+carries its run and owner (`docker_owner`); those whose owner died (`kill -9`) are reaped when
+the next task starts and by `make clean-sandboxes`.
 
 Speed on a small machine: commands and file operations go to a command agent inside the
 container over one attached stream (`docker_agent.py`), not a `docker exec` each, and while a
@@ -41,7 +43,13 @@ from typing_extensions import override
 
 from .config import DockerSandboxConfig, resolve_config
 from .docker_agent import AgentHandle, ChannelClosedError
-from .docker_cleanup import install_exit_handlers, remove_labelled, remove_tracked
+from .docker_cleanup import (
+    install_exit_handlers,
+    reap_orphans,
+    reap_orphans_once,
+    remove_labelled,
+    remove_tracked,
+)
 from .docker_engine import (
     TASK_SCOPE,
     TRACKED,
@@ -117,6 +125,8 @@ class LooplabDockerSandbox(SandboxEnvironment):
         """Check engine and image (raises SandboxNotReadyError naming what is missing)."""
         resolved = resolve_config(config)
         await asyncio.to_thread(check_ready, resolved.image)
+        # Containers of runs that died without cleaning up (kill -9) go before this one starts.
+        await asyncio.to_thread(reap_orphans_once)
         TASK_SCOPE.set(uuid.uuid4().hex)
         POOLS.acquire(resolved)
 
@@ -197,6 +207,10 @@ class LooplabDockerSandbox(SandboxEnvironment):
     async def cli_cleanup(cls, id: str | None) -> None:
         removed = await asyncio.to_thread(remove_labelled, id)
         print(f"{SANDBOX_NAME}: removed {len(removed)} container(s) {' '.join(removed)}".rstrip())
+        if id is None:
+            orphans = await asyncio.to_thread(reap_orphans)
+            print(f"{SANDBOX_NAME}: reaped {len(orphans)} orphaned container(s) of runs that are "
+                  f"gone {' '.join(orphans)}".rstrip())
 
     # --- commands and files ---------------------------------------------------------------------
 

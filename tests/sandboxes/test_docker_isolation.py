@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from sandbox_helpers import inspect_container, with_sandbox
 
@@ -81,7 +83,9 @@ def test_limits_and_labels_are_set_on_the_container() -> None:
         assert host["CapDrop"] == ["ALL"]
         assert "no-new-privileges" in host["SecurityOpt"]
         labels = info["Config"]["Labels"]
-        assert labels[LABEL_SANDBOX] == "1" and labels[LABEL_RUN] == RUN_ID
+        assert labels[LABEL_SANDBOX] == f"run-{RUN_ID}" and labels[LABEL_RUN] == RUN_ID
+        assert labels["looplab.owner.pid"] == str(os.getpid())
+        assert labels["looplab.owner.host"] and labels["looplab.owner.boot"]
         assert info["Config"]["WorkingDir"] == "/workspace"
 
     with_sandbox(body)
