@@ -3,39 +3,41 @@
 # Chromium (system packages, installed only when missing and only as root).
 
 SHELL := /bin/bash
-PYTHON ?= python3
-VENV ?= .venv
+PYTHON ?= python3# the Python that creates .venv
+VENV ?= .venv# the virtual environment make creates and uses
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-SANDBOX ?= docker
-CONFIGS ?= naive,looplab
-MODEL ?= scripted/suite
-EPOCHS ?= 1
-LOGS ?= logs/latest
-SCENARIO ?=
-CONFIG ?= looplab
-A ?= naive
-B ?= looplab
-PYTEST_ARGS ?=
-OVERRIDES ?=
-
+SANDBOX ?= docker# where scenario commands run: docker (isolated), k8s (a cluster, sandboxes/README.md) or local (unisolated)
+CONFIGS ?= naive,looplab# configurations for eval: presets, peers or harness specs (`make list`), or all
+MODEL ?= scripted/suite# model: scripted/suite, scripted/<scenario-id>, vllm/..., openai-api/...
+EPOCHS ?= 1# epochs per sample (more than 1 gives compare its statistics)
+SCENARIOS ?=# eval: comma-separated scenario ids (default: all)
+FAMILY ?=# eval: only this checklist family (loop, context, provider, security...)
+LOGS ?= logs/latest# log directory that report and compare read
+SCENARIO ?=# repro and proxy: one scenario id
+CONFIG ?= looplab# repro: the configuration
+OVERRIDES ?=# repro: changes to the preset, e.g. loop_detection.ping_pong=false
+A ?= naive# compare: side A (a configuration in LOGS, or a log directory)
+B ?= looplab# compare: side B
+PYTEST_ARGS ?=# extra arguments for test and test-unit
 .DEFAULT_GOAL := help
-MODEL_DIR ?= models/smollm2-135m-instruct
-VLLM_PORT ?= 8000
-PROXY_PORT ?= 8100
-REAL_CONFIGS ?= naive,seed004,looplab
-BENCH_MODEL ?= scripted-bench/oracle
-BENCH_ARGS ?=
-
-.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean vllm vllm-env vllm-stop model proxy real bench
+MODEL_DIR ?= models/smollm2-135m-instruct# model directory that vllm and model build and serve
+VLLM_PORT ?= 8000# port of the vLLM server
+PROXY_PORT ?= 8100# port of the fault proxy
+REAL_CONFIGS ?= naive,seed004,looplab# configurations for real
+BENCH_MODEL ?= scripted-bench/oracle# model for bench
+BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
+.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
 
 help: ## List the targets
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk -F':.*?## ' '{printf "  make %-14s %s\n", $$1, $$2}'
-	@echo "  variables: SANDBOX=$(SANDBOX) CONFIGS=$(CONFIGS) MODEL=$(MODEL) LOGS=$(LOGS) SCENARIO= CONFIG=$(CONFIG)"
+	@echo "variables (make <target> NAME=value; default after =):"
+	@grep -hE '^[A-Z_]+ \?=' $(MAKEFILE_LIST) | sed -E 's/^([A-Z_]+) \?= ?([^#]*)# ?(.*)$$/\1=\2|\3/' | awk -F'|' '{printf "  %-40s %s\n", $$1, $$2}'
+	@echo "The same commands without make: looplab run|repro|list (installed with the package), python -m reports scorecard|compare."
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,8 +53,8 @@ sandbox: ## Start a Docker engine if none runs (root on Debian) and build the sa
 browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
 
-eval: venv ## Run the scripted scenarios in Docker sandboxes on CONFIGS and write the scorecard
-	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS)
+eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit 1: a sample errored, 130: interrupted)
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY))
 
 report: venv ## Write the scorecard for LOGS (default: logs/latest) to reports/out/<run>/
 	$(PY) -m reports scorecard $(LOGS)
@@ -60,7 +62,7 @@ report: venv ## Write the scorecard for LOGS (default: logs/latest) to reports/o
 compare: venv ## Compare configurations A and B in LOGS (or two log dirs: A=logs/x B=logs/y)
 	$(PY) -m reports compare $(A) $(B) --logs $(LOGS)
 
-repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=key=value,...]
+repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=key=value,...] (exit 3: an item failed; make reports it as "Error 3")
 	@test -n "$(SCENARIO)" || { echo "usage: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=loop_detection.ping_pong=false] (ids: make list)"; exit 2; }
 	$(PY) -m evals repro $(SCENARIO) --config $(CONFIG) --sandbox $(SANDBOX) --model $(MODEL) $(if $(OVERRIDES),--overrides $(OVERRIDES))
 
@@ -104,6 +106,9 @@ vllm-stop: ## Stop the vLLM server started by `make vllm`
 
 proxy: venv ## Fault proxy on 127.0.0.1:PROXY_PORT in front of vLLM (SCENARIO=<id> for its faults)
 	$(PY) -m evals.realmodel.proxy --upstream http://127.0.0.1:$(VLLM_PORT) --listen 127.0.0.1:$(PROXY_PORT) --log logs/proxy.jsonl $(if $(SCENARIO),--scenario $(SCENARIO) --model $(notdir $(MODEL_DIR)))
+
+clean-sandboxes: venv ## Remove sandbox containers whose run is gone (kill -9, crash); live runs are left alone
+	$(PY) -m sandboxes.docker_cleanup
 
 clean: ## Remove generated files (logs, reports/out, caches); keeps .venv
 	rm -rf logs reports/out .pytest_cache .ruff_cache .mypy_cache
