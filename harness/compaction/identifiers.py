@@ -8,41 +8,84 @@ the messages that were compacted away and append, verbatim, whatever the summary
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from harness.textcut import MIDDLE_MARKER
+
 # Order matters: earlier kinds are more opaque (impossible to reconstruct), are matched first
 # (their spans are blanked so a UUID is not also reported as five hex "SHAs"), and win the cap.
+_URL_TAIL = r"(?:/[^\s<>\"'`)\]}]*)?"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("url", re.compile(r"\b(?:https?|ftp|ssh|git|s3|wss?|postgres(?:ql)?|mysql|redis|mongodb)://"
-                       r"[^\s<>\"'`)\]}]+")),
+                       r"(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`)\]}\[])[^\s<>\"'`)\]}]*")),
+    ("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*")),
     ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                         r"[0-9a-fA-F]{12}\b")),
-    ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?(?![\w.])")),
-    ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b")),
+    ("ipv6", re.compile(r"(?<=\[)[0-9A-Fa-f:.]{2,45}(?=\])|(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}"
+                        r"(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?:%[\w.]+)?(?![\w:]|\.\d)")),
+    ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?" + _URL_TAIL +
+                      r"(?![\w.])")),
+    ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b" + _URL_TAIL)),
     ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=[^\s'\"`,;]+")),
+    ("base64", re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{20,}={0,2}(?![\w+/=.-])")),
     ("sha", re.compile(r"(?<![\w-])[0-9a-fA-F]{7,64}(?![\w-])")),
+    ("winpath", re.compile(r"\b[A-Za-z]:\\(?:[\w.@%+-]+\\)*[\w.@%+-]+")),
     ("path", re.compile(r"(?<![\w.~/])(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+")),
     ("relpath", re.compile(r"(?<![\w./~-])[\w.-]+(?:/[\w.@%+-]+)+")),
     ("filename", re.compile(r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")),
 ]
+_PASS_THROUGH = frozenset({"ipv6", "base64"})
+"""Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
+address; a hex SHA matched by the base64 pattern is still a SHA)."""
 _TRAILING = ".,;:!?"
+_CUT = re.compile(
+    re.escape(MIDDLE_MARKER) + r"|\n\[[\d,]+ characters omitted|\n\[\.\.\.\]"
+    r"|(?<=[\w/=+-])(?:\.\.\.|…)(?=[\s\])}\"']|$)|(?:(?<=[\s(\[{\"'])|^)(?:\.\.\.|…)(?=[\w/])"
+)
+"""Where a text was cut (head+tail markers, an omission note, an ellipsis glued to a token): an
+identifier that touches one was cut mid-way and is a fragment, not something to restore."""
 _PROGRESS = re.compile(
     r"(?<![\w/.:-])(\d{1,7})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,7})(?![\w/-]|[.:]\w)"
 )
 
 
 def _valid(kind: str, token: str) -> bool:
+    if kind == "ipv6":
+        return _ipv6(token)
+    if kind == "base64":  # mixed case and digits: not a word, a path or a hex SHA
+        return all(re.search(rx, token) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
     if kind == "sha":  # a hash has both digits and letters; "1234567" is a number, "defaced" a word
         return bool(re.search(r"\d", token) and re.search(r"[a-fA-F]", token))
     if kind == "ip":
-        return all(int(p) <= 255 for p in token.split(":")[0].split("."))
+        return all(int(p) <= 255 for p in re.split(r"[:/]", token)[0].split("."))
     if kind == "relpath":  # "and/or" is not a path: want a file extension or two slashes
         return token.count("/") >= 2 or bool(re.search(r"\.[A-Za-z]\w{0,7}$", token))
     if kind == "path":
         return len(token) > 2
     return True
+
+
+def _ipv6(token: str) -> bool:
+    """An IPv6 address (full, compressed, IPv4-mapped, with a zone), not ``12:30:45`` or
+    ``a::b``: it must parse and carry at least four hex digits."""
+    try:
+        ipaddress.IPv6Address(token.split("%")[0])
+    except ValueError:
+        return False
+    return len(re.findall(r"[0-9A-Fa-f]", token.split("%")[0])) >= 4
+
+
+def _cut_points(text: str) -> tuple[set[int], set[int]]:
+    """``(ends, starts)``: offsets where a cut begins (a token ending there was cut) and where
+    one ends (a token starting there was cut)."""
+    ends, starts = set(), set()
+    for m in _CUT.finditer(text):
+        ends.add(m.start())
+        starts.add(m.end())
+    return ends, starts
 
 
 def extract_identifiers(text: str) -> list[tuple[str, str]]:
@@ -57,12 +100,15 @@ def _scan_identifiers(text: str) -> list[tuple[str, str, int]]:
     output is quadratic (a 4 MB output holds ~10^5 checksums)."""
     last: dict[str, int] = {}
     found: list[tuple[str, str]] = []
+    ends, starts = _cut_points(text)
     for kind, pattern in _PATTERNS:
         def blank(m: re.Match[str], kind: str = kind) -> str:
             token = m.group(0).rstrip(_TRAILING)
+            if m.start() in starts or m.start() + len(token) in ends:
+                return " " * len(m.group(0))  # cut mid-way by truncation: a fragment
             if token not in last:
                 if not _valid(kind, token):
-                    return " " * len(m.group(0))
+                    return m.group(0) if kind in _PASS_THROUGH else " " * len(m.group(0))
                 found.append((kind, token))
             last[token] = m.start()
             return " " * len(m.group(0))
@@ -128,7 +174,7 @@ scanning all of it costs seconds of CPU while every other sample of the process 
 def _bounded(text: str) -> str:
     if len(text) <= _SCAN_HEAD + _SCAN_TAIL:
         return text
-    return text[:_SCAN_HEAD] + "\n" + text[-_SCAN_TAIL:]
+    return text[:_SCAN_HEAD] + MIDDLE_MARKER + text[-_SCAN_TAIL:]  # the cut is marked
 
 
 @dataclass

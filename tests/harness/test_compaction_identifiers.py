@@ -1,0 +1,61 @@
+"""Identifier kinds after compaction (IPv6, JWT, base64, URLs with ports and paths, Windows
+paths) and cut-off fragments, on tuned and held-out cases (``identifier_cases/``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.compaction.identifiers import extract_identifiers, verify_summary
+from harness.textcut import truncate
+
+CASES = Path(__file__).parent / "identifier_cases"
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    return yaml.safe_load((CASES / name).read_text())
+
+
+def check(case: dict[str, Any]) -> None:
+    found = [t for _, t in extract_identifiers(case["text"])]
+    for p in case.get("present", []):
+        assert p in found, f"{case['id']}: {p!r} not in {found}"
+    for a in case.get("absent", []):
+        assert a not in found, f"{case['id']}: fragment {a!r} kept"
+
+
+@pytest.mark.parametrize("case", load("tuned.yaml"), ids=lambda c: c["id"])
+def test_tuned_cases(case: dict[str, Any]) -> None:
+    check(case)
+
+
+@pytest.mark.parametrize("case", load("untuned.yaml"), ids=lambda c: c["id"])
+def test_untuned_cases(case: dict[str, Any]) -> None:
+    check(case)
+
+
+@pytest.mark.parametrize("address", [
+    "2001:db8::1", "fe80::a00:27ff:fe4e:66a1", "2001:0db8:0000:0000:0000:ff00:0042:8329",
+    "::ffff:203.0.113.9", "64:ff9b::192.0.2.33", "fd12:3456:789a:1::1",
+])
+def test_ipv6_forms_are_kept_whole(address: str) -> None:
+    assert ("ipv6", address) in extract_identifiers(f"peer {address} answered")
+
+
+def test_summary_loses_an_ipv6_address_and_verification_restores_it() -> None:
+    src = "the canary listens on 2001:db8:4::17 port 9000"
+    v = verify_summary("The canary listens on an IPv6 address.", [src])
+    assert "2001:db8:4::17" in v.missing_identifiers and "2001:db8:4::17" in v.block
+
+
+def test_an_identifier_cut_by_truncation_is_not_required() -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    text = "x" * 5000 + " " + sha + " " + "y" * 2000
+    cut = next(c for n in range(5000, 5200) if sha[:20] in (c := truncate(text, n, keep_tail=False))
+               and sha not in c)  # a size that cuts the SHA mid-way
+    assert sha not in cut and sha[:10] in cut
+    v = verify_summary("nothing", [cut])
+    assert not any(t in sha for t in v.missing_identifiers)
