@@ -2,31 +2,42 @@
 
 Every ending is a typed ``ExitStatus`` (raised as ``RunEnded`` inside, returned in ``RunResult``).
 Errors the model should see (a failing command, an unknown tool, bad arguments) become tool
-results; errors that end the run are ``RunEnded``. Limits are checked in one place
-(``check_limits``). Controls plug in through hooks (``harness.controls.base.Control``).
+results; errors that end the run are ``RunEnded``. Controls plug in through hooks
+(``harness.controls.base.Control``); which controls, in which order, is ``harness.assembly``'s
+table.
+
+Limits in one place: every run-ending limit is a row of the run's limits table
+(``harness.state.run_limits``: turns, tool calls, tokens, circuit breaker, kill switch, retry
+budget), each with its ``ExitStatus``. Counted limits are checked before every step
+(``RunState.check_limits``); a counter that grows elsewhere calls ``run.spend(name, amount)``,
+which ends the run when the cap is reached; a control that detects a limit itself calls
+``run.end(name, message)``. A new limit (e.g. a total provider retry budget: the router calls
+``run.spend("retry_budget", seconds)`` with a row whose cap comes from the config) is one row,
+not a new ending path.
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
+from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.assembly import Bindings, assemble
 from harness.config import HarnessConfig
-from harness.controls import Control, build_controls
+from harness.controls.base import Control
 from harness.events import EventSink, RunEvent, subsystem_logger
 from harness.executor import ToolExecutor
 from harness.messages import Message
 from harness.model import Model, ModelReply, Usage
 from harness.prompt_builder import build_system_prompt
 from harness.router import ModelRouter
-from harness.security.modes import allowed_tools
 from harness.security.permissions import Approver
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
-from harness.subagents.tool import attach_subagents
-from harness.tools import Tool, resolve_tools
+from harness.subagents.tool import SubagentParent
+from harness.tools import Tool
 from harness.workspace import Workspace
 
 log = subsystem_logger("loop")
@@ -57,20 +68,30 @@ class Agent:
         controls: list[Control] | None = None,
         on_event: EventSink | None = None,
         approver: Approver | None = None,
+        bindings: Bindings | None = None,
     ) -> None:
-        """``approver``: async ``(tool_name, args) -> bool`` asked by permission modes (``ask``);
-        without one, tools that need approval are denied."""
+        """``tools`` and ``controls``: finished lists; what is not given is assembled from the
+        config and ``bindings`` by ``harness.assembly``. ``approver``: shorthand for
+        ``Bindings(approver=...)``: async ``(tool_name, args) -> bool`` asked by permission modes
+        (``ask``); without one, tools that need approval are denied."""
         self.config = config
         self.router = ModelRouter(models if isinstance(models, list) else [models], config.failover)
         self.workspace = workspace
-        # Plan/execute mode, layer 2: only mode-allowed tools are offered.
-        self.tools = allowed_tools(config, tools if tools is not None else resolve_tools(config.tools))
-        self.controls = controls if controls is not None else build_controls(config, approver=approver)
         self.on_event = on_event
+        if bindings is None or approver is not None:
+            bindings = replace(bindings or Bindings(), approver=approver)
+        parts = assemble(config, bindings, tools=tools, controls=controls,
+                         make_child=self._make_child, on_event=on_event)
+        self.tools, self.controls, self.spawner = parts.tools, parts.controls, parts.spawner
         self.executor = ToolExecutor(config, self.tools, self.controls)
-        attach_subagents(self)  # offers the `agent` tool when sub-agents are on
         self._step_task: asyncio.Task[None] | None = None
         self._interrupted = False
+
+    def _make_child(self, config: HarnessConfig, tools: list[Tool], workspace: Workspace,
+                    on_event: EventSink | None, parent: SubagentParent) -> Agent:
+        """A sub-agent: same models, its own tools and place in the tree (``ChildFactory``)."""
+        return Agent(config, list(self.router.models), workspace, tools=tools, on_event=on_event,
+                     bindings=Bindings(approver=parent.approver, parent=parent))
 
     def interrupt(self) -> None:
         """Stop the run now: the running model call or tool is cancelled (a tool's process group is
@@ -93,6 +114,8 @@ class Agent:
         status, message = ExitStatus.ERROR, ""
         self._interrupted = False
         try:
+            for c in self.controls:
+                await c.on_run_start(state)
             while True:
                 if self._interrupted:
                     raise RunEnded(ExitStatus.INTERRUPTED, "interrupted")
@@ -130,11 +153,7 @@ class Agent:
         await self.execute(state, await self.query(state))
 
     def check_limits(self, state: RunState) -> None:
-        limits = self.config.limits
-        if state.turns >= limits.max_turns:
-            raise RunEnded(ExitStatus.TURN_LIMIT, f"turn limit {limits.max_turns} reached")
-        if limits.max_tool_calls is not None and state.tool_calls >= limits.max_tool_calls:
-            raise RunEnded(ExitStatus.TOOL_CALL_LIMIT, f"tool-call limit {limits.max_tool_calls} reached")
+        state.check_limits()  # the limits table (module docstring)
 
     async def query(self, state: RunState) -> ModelReply:
         for c in self.controls:

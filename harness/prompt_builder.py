@@ -23,7 +23,6 @@ tier three ways: ``extra_sections=`` of ``build_system_prompt``; section provide
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +38,8 @@ from harness.context_files import (
     sort_context_files,
 )
 from harness.prompts import load_prompt
+from harness.security.modes import mode_prompt_section
+from harness.security.untrusted import security_prompt_section
 from harness.skills import build_skills_index, discover_skills
 from harness.tools.base import Tool, catalogue
 from harness.workspace import Workspace
@@ -47,13 +48,11 @@ CACHE_BOUNDARY = "\n\n<!-- [PROMPT_CACHE_BOUNDARY] -->\n\n"
 
 SectionProvider = Callable[[HarnessConfig], "str | None"]
 _SECTION_PROVIDERS: dict[str, SectionProvider] = {}
-_BUILTIN_SECTIONS: dict[str, tuple[str, str]] = {
-    "security.mode": ("harness.security.modes", "mode_prompt_section"),
-    "security.untrusted_rule": ("harness.security.untrusted", "security_prompt_section"),
+_BUILTIN_SECTIONS: dict[str, SectionProvider] = {
+    "security.mode": mode_prompt_section,
+    "security.untrusted_rule": security_prompt_section,
 }
-"""Providers of the security controls, found by name (imported lazily: they import the controls
-package, which must not be imported while this module loads). Each returns None when its control
-is off."""
+"""Providers of the security controls; each returns None when its control is off."""
 
 __all__ = [
     "BOOTSTRAP_COMPLETED_MARKER", "CACHE_BOUNDARY", "CONTEXT_FILE_ORDER", "SystemPrompt",
@@ -166,7 +165,7 @@ async def build_prompt(
     if cfg.bootstrap_file and not has_received_bootstrap(transcript):
         section = await load_context_file(
             workspace, cfg.bootstrap_file, cfg.max_file_chars, scan, blocked,
-            title=f"Bootstrap ({cfg.bootstrap_file}, first session only)",
+            title=bootstrap_section_title(cfg.bootstrap_file),
         )
         if section:
             volatile.append(section)
@@ -177,18 +176,18 @@ async def build_prompt(
     return SystemPrompt(_join(stable), _join(volatile), bootstrap, tuple(blocked))
 
 
+def bootstrap_section_title(bootstrap_file: str) -> str:
+    """The title of the bootstrap section (its heading is ``## <title>``): a prompt without that
+    heading holds no bootstrap, which ``BootstrapOnce`` checks without building the prompt."""
+    return f"Bootstrap ({bootstrap_file}, first session only)"
+
+
 def _join(sections: Iterable[str]) -> str:
     return "\n\n".join(s.strip() for s in sections if s and s.strip())
 
 
 def _provided_sections(config: HarnessConfig) -> list[str]:
-    providers: dict[str, SectionProvider] = {}
-    for name, (module, attr) in _BUILTIN_SECTIONS.items():
-        try:
-            providers[name] = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
-            continue  # that control is not part of this build of the harness
-    providers.update(_SECTION_PROVIDERS)
+    providers = {**_BUILTIN_SECTIONS, **_SECTION_PROVIDERS}
     texts = []
     for name in sorted(providers):
         text = providers[name](config)

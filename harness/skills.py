@@ -11,6 +11,11 @@ A skill is ``<dir>/<name>/SKILL.md`` in the workspace, with YAML frontmatter::
 The index costs about one line per skill; the model reads a skill's file with ``read_file`` when
 it needs the instructions. Skills are workspace files, so the index is built from what a
 ``Workspace`` can list and read, sandbox or not.
+
+On a local workspace the listing (one ``find``) is cached under the stat signatures of the skill
+directory and its sub-directories (an added or removed skill changes one of them), and each
+parsed SKILL.md under its own signature: a prompt rebuilt every turn starts no process and parses
+nothing unless a skill changed.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
+from harness.context_files import Signature, local_root, local_signature, scan_key
 from harness.events import subsystem_logger
 from harness.workspace import Workspace
 
@@ -95,7 +102,45 @@ def parse_skill(text: str, path: str, dir_name: str) -> SkillEntry:
     )
 
 
+_CACHE_LIMIT = 512
+_listings: dict[tuple[str, tuple[Signature, ...]], list[str]] = {}
+_parsed: dict[tuple[Any, ...], SkillEntry | str] = {}
+"""(path, signature, scan) -> the skill, or the problem line that left it out."""
+
+
+def _dir_signature(path: str) -> tuple[Signature, ...] | None:
+    """Signatures of ``path`` and its sub-directories (not following links, as ``find`` does);
+    None when they cannot be read (the listing is then not cached)."""
+    try:
+        top = local_signature(path, follow=False)
+        if top is None or top[3] >= 0:
+            return (top,)  # missing or not a directory: find lists nothing
+        with os.scandir(path) as it:
+            subs = sorted((e.name, local_signature(e.path, follow=False))
+                          for e in it if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return None
+    return (top, *(sig for _, sig in subs), *((hash(tuple(n for n, _ in subs)), 0, 0, 0),))
+
+
+def _bounded_put(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
 async def _list_skill_files(workspace: Workspace, skill_dir: str) -> list[str]:
+    root = local_root(workspace)
+    sig = _dir_signature(os.path.join(root, skill_dir)) if root is not None else None
+    if root is None or sig is None:
+        return await _find_skill_files(workspace, skill_dir)
+    key = (os.path.join(root, skill_dir), sig)
+    if key not in _listings:
+        _bounded_put(_listings, key, await _find_skill_files(workspace, skill_dir))
+    return list(_listings[key])
+
+
+async def _find_skill_files(workspace: Workspace, skill_dir: str) -> list[str]:
     cmd = (f"find {shlex.quote(skill_dir)} -mindepth 2 -maxdepth 2 -name {SKILL_FILE} "
            "\\( -type f -o -type l \\) 2>/dev/null | LC_ALL=C sort")
     res = await workspace.exec(cmd, timeout=30)
@@ -112,25 +157,47 @@ async def discover_skills(
     skill left out (unparseable, or blocked by ``scan``)."""
     skills: dict[str, SkillEntry] = {}
     problems: list[str] = []
+    root = local_root(workspace)
     for skill_dir in dirs:
         for path in await _list_skill_files(workspace, skill_dir):
-            try:
-                text = await workspace.read_file(path)
-                if scan is not None:
-                    verdict = scan(text, path)
-                    if not getattr(verdict, "safe", False):
-                        issues = "; ".join(getattr(verdict, "issues", []) or ["unsafe"])
-                        problems.append(f"{path}: blocked by the context-file scan ({issues})")
-                        continue
-                skill = parse_skill(text, path, path.rstrip("/").split("/")[-2])
-            except (OSError, SkillError) as e:
-                log.warning("skill %s skipped: %s", path, e)
-                problems.append(f"{path}: {e}" if not str(e).startswith(path) else str(e))
+            skill = await _cached_skill(workspace, root, path, scan)
+            if isinstance(skill, str):
+                problems.append(skill)
                 continue
             if skill.platforms and platform.lower() not in skill.platforms:
                 continue
             skills.setdefault(skill.name, skill)  # first directory wins on a name clash
     return sorted(skills.values(), key=lambda s: s.name), problems
+
+
+async def _cached_skill(workspace: Workspace, root: str | None, path: str,
+                        scan: ScanFn | None) -> SkillEntry | str:
+    """``_load_skill`` keyed by the file's stat signature on a local workspace."""
+    try:
+        sig = local_signature(os.path.join(root, path)) if root is not None else None
+    except OSError:
+        sig = None
+    if sig is None:
+        return await _load_skill(workspace, path, scan)
+    key = (os.path.join(root or "", path), sig, scan_key(scan))
+    if key not in _parsed:
+        _bounded_put(_parsed, key, await _load_skill(workspace, path, scan))
+    return _parsed[key]
+
+
+async def _load_skill(workspace: Workspace, path: str, scan: ScanFn | None) -> SkillEntry | str:
+    """The skill at ``path``, or the problem line that leaves it out."""
+    try:
+        text = await workspace.read_file(path)
+        if scan is not None:
+            verdict = scan(text, path)
+            if not getattr(verdict, "safe", False):
+                issues = "; ".join(getattr(verdict, "issues", []) or ["unsafe"])
+                return f"{path}: blocked by the context-file scan ({issues})"
+        return parse_skill(text, path, path.rstrip("/").split("/")[-2])
+    except (OSError, SkillError) as e:
+        log.warning("skill %s skipped: %s", path, e)
+        return f"{path}: {e}" if not str(e).startswith(path) else str(e)
 
 
 def build_skills_index(skills: Sequence[SkillEntry], limit: int = 200) -> str:

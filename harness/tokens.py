@@ -2,8 +2,11 @@
 
 Seed 000 counts with the model's own tokenizer; seed 001 estimates ~4 characters per token. The
 counter asks the model once and remembers when it cannot count, so a model without a tokenizer
-costs nothing after the first call. Counts are cached per message fingerprint (estimates) and per
-history (exact counts), because compaction counts the same history several times per turn.
+costs nothing after the first call. Estimates are cached per message object (a message is a
+value: controls replace a message or its content, they never edit a tool call's arguments in
+place), so a turn costs one estimate for each new message, not one per message of the history;
+exact counts are cached per history fingerprint, because compaction counts the same history
+several times per turn.
 """
 
 from __future__ import annotations
@@ -40,22 +43,40 @@ class TokenCounter:
         self.model = model
         self.use_model = use_model
         self._model_cannot_count: set[str] = set()
-        self._estimates: dict[tuple[Any, ...], int] = {}
+        self._by_object: dict[int, tuple[Any, ...]] = {}
+        self._last: list[Message] = []
+        self._last_totals: list[int] = [0]
+        """Running totals of ``_last``: ``_last_totals[i]`` is the estimate of ``_last[:i]``."""
         self._exact: dict[tuple[str, tuple[tuple[Any, ...], ...]], int] = {}
         self.last_exact: bool = False
         """Whether the last ``count`` came from the model's tokenizer."""
 
     def estimate_message(self, m: Message) -> int:
-        key = fingerprint(m)
-        n = self._estimates.get(key)
-        if n is None:
-            if len(self._estimates) >= _CACHE_LIMIT:
-                self._estimates.clear()
-            n = self._estimates[key] = estimate_tokens([m])
+        # Keyed by the object, checked against the fields an estimate reads (by identity: a
+        # replaced content string or tool-call list is a new estimate). Holding ``m`` keeps its
+        # id from being reused while the entry lives.
+        hit = self._by_object.get(id(m))
+        if (hit is not None and hit[0] is m and hit[1] is m.content and hit[2] is m.thoughts
+                and hit[3] is m.tool_calls and hit[4] == len(m.tool_calls)):
+            return hit[5]
+        if len(self._by_object) >= _CACHE_LIMIT:
+            self._by_object.clear()
+        n = estimate_tokens([m])
+        self._by_object[id(m)] = (m, m.content, m.thoughts, m.tool_calls, len(m.tool_calls), n)
         return n
 
     def estimate(self, messages: Sequence[Message]) -> int:
-        return sum(self.estimate_message(m) for m in messages)
+        # The history mostly grows at its end: the longest prefix made of the same objects as
+        # last time keeps its running total, so only the new tail is estimated.
+        prev, totals = self._last, self._last_totals
+        k, n = 0, min(len(prev), len(messages))
+        while k < n and messages[k] is prev[k]:
+            k += 1
+        totals = totals[: k + 1]
+        for m in messages[k:]:
+            totals.append(totals[-1] + self.estimate_message(m))
+        self._last, self._last_totals = list(messages), totals
+        return totals[-1]
 
     async def count(self, messages: Sequence[Message], model: Model | None = None) -> int:
         """Tokens in ``messages``: the model's exact count when it offers one, else the estimate."""

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 class Control:
     name: str = "control"
 
+    async def on_run_start(self, run: RunState) -> None:
+        """A run begins (its system prompt and task are in ``run.messages``). One control serves
+        every run of its agent (a session's runs too): reset per-run state here."""
+
     async def before_model(self, run: RunState) -> None:
         """Before each model call: may rewrite ``run.messages`` (compaction, context guards)."""
 

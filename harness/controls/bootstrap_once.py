@@ -17,13 +17,19 @@ from harness.context_files import BOOTSTRAP_COMPLETED_MARKER
 from harness.controls.base import Control
 from harness.messages import Message
 from harness.model import ModelReply
+from harness.prompt_builder import SystemPrompt, bootstrap_section_title, build_prompt
 from harness.state import RunState
 
 if TYPE_CHECKING:
-    from harness.prompt_builder import SystemPrompt
     from harness.sessions.transcript_control import TranscriptControl
 
 _DELIVERED = [{"marker": BOOTSTRAP_COMPLETED_MARKER}]
+
+
+def _bootstrap_title(run: RunState) -> str | None:
+    """The heading the prompt builder gives the bootstrap section."""
+    name = run.config.prompt.bootstrap_file
+    return f"## {bootstrap_section_title(name)}" if name else None
 
 
 class BootstrapOnce(Control):
@@ -34,9 +40,6 @@ class BootstrapOnce(Control):
         self.delivered = False
 
     async def _build(self, run: RunState, delivered: bool, turn: int) -> SystemPrompt:
-        # Local import: harness.prompt_builder imports the tool catalogue, which imports controls.
-        from harness.prompt_builder import build_prompt
-
         refresh = run.config.prompt.refresh_each_turn  # the refresh states the turn; match it
         return await build_prompt(run.config, run.workspace, tools=run.tools,
                                   transcript=_DELIVERED if delivered else None,
@@ -49,6 +52,9 @@ class BootstrapOnce(Control):
         system = self._system(run)
         if self.delivered or system is None:
             return False
+        title = _bootstrap_title(run)
+        if title is None or title not in system.content:
+            return False  # the prompt holds no bootstrap section: nothing was delivered (no build)
         full = await self._build(run, delivered=False, turn=run.turns)  # the turn just answered
         if full.bootstrap_injected and system.content == full.text:
             self.delivered = True

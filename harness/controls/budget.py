@@ -12,7 +12,6 @@ from harness.controls.base import Control
 from harness.events import subsystem_logger
 from harness.model import Usage
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
 
 log = subsystem_logger("token-budget")
 
@@ -55,7 +54,7 @@ class TokenBudget(Control):
         line = self.cost_line(run)
         log.warning("token budget exceeded: %s; %s", reason, line)
         run.emit("budget.exceeded", reason=reason, cost=line)
-        raise RunEnded(ExitStatus.TOKEN_BUDGET, f"token budget exceeded: {reason} ({line})")
+        run.end("tokens", f"token budget exceeded: {reason} ({line})")
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:
         cfg = self.config

@@ -44,23 +44,16 @@ class ContractFirst(Control):
     def __init__(self, config: ContractFirstConfig) -> None:
         self.config = config
         self._pattern = re.compile(config.task_pattern) if config.task_pattern else None
-        self._run: RunState | None = None
         self._applies = False
         self._satisfied = False
         self._problem = ""
 
-    def _begin(self, run: RunState) -> None:
+    async def on_run_start(self, run: RunState) -> None:
         # One control serves every run of its agent; the task and the contract are per run.
-        if run is self._run:
-            return
-        self._run, self._satisfied, self._problem = run, False, ""
+        self._satisfied, self._problem = False, ""
         self._applies = self._pattern is None or bool(self._pattern.search(run_task(run)))
 
-    async def before_model(self, run: RunState) -> None:
-        self._begin(run)
-
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
-        self._begin(run)
         if not self._applies or self._satisfied or not self._modifies(run, call):
             return None
         if self._writes_contract(run, call) or await self._current_task(run) is not None:

@@ -45,11 +45,11 @@ class EmptyReplyGuard(Control):
     def __init__(self, config: EmptyReplyConfig) -> None:
         self.config = config
         self.streak = 0
-        self._run: RunState | None = None
+
+    async def on_run_start(self, run: RunState) -> None:
+        self.streak = 0  # a streak never spans runs
 
     async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
-        if run is not self._run:
-            self._run, self.streak = run, 0
         kind = classify(reply.message)
         if kind == "thought_only" and not self.config.thought_only:
             kind = None

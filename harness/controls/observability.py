@@ -20,6 +20,7 @@ from typing import Any, Literal
 from harness.config import ObservabilityConfig
 from harness.controls.base import Control
 from harness.events import ERROR_STATUSES, AgentRunEvent, TokenUsage, subsystem_logger
+from harness.security.redaction import redact_data
 from harness.sessions.files import WorkspaceStore
 from harness.state import RunState
 from harness.workspace import Workspace
@@ -97,16 +98,12 @@ class Observability(Control):
         self.config = config
         self.session_id = session_id or uuid.uuid4().hex
         """The conversation: a ``Session``'s id (``bind_session``), else one per ``Agent``."""
-        self._started: RunState | None = None
 
     def bind_session(self, session_id: str) -> None:
         """Record runs under this session id (the ``Session``'s, also its transcript's name)."""
         self.session_id = session_id
 
-    async def before_model(self, run: RunState) -> None:
-        if run is self._started:
-            return
-        self._started = run
+    async def on_run_start(self, run: RunState) -> None:
         record = build_run_event(run, self.config, self.session_id)
         run.emit("run.started", **record.model_dump())
 
@@ -123,8 +120,6 @@ async def append_record(run: RunState, path: str, data: dict[str, Any]) -> None:
     a failure is logged and emitted, never raised: the run is over either way."""
     cfg = run.config
     if cfg.redaction.enabled or cfg.transcript.redact:
-        from harness.security.redaction import redact_data  # local: security imports controls
-
         data = redact_data(data, cfg.redaction.extra_patterns)
     line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
     store = WorkspaceStore(run.workspace)

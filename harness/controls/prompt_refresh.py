@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from harness.controls.base import Control
 from harness.messages import Message
+from harness.prompt_builder import build_prompt
 from harness.state import RunState
 
 
@@ -16,8 +17,6 @@ class PromptRefresh(Control):
     name = "prompt_refresh"
 
     async def before_model(self, run: RunState) -> None:
-        from harness.prompt_builder import build_prompt
-
         if not run.messages or run.messages[0].role != "system":
             return
         prompt = await build_prompt(run.config, run.workspace, tools=run.tools, turn=run.turns + 1)

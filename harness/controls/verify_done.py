@@ -25,11 +25,11 @@ class VerifyDone(Control):
     def __init__(self, config: VerifyDoneConfig) -> None:
         self.config = config
         self.rejections = 0
-        self._run: RunState | None = None
+
+    async def on_run_start(self, run: RunState) -> None:
+        self.rejections = 0  # the rejection budget is per run
 
     async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
-        if run is not self._run:
-            self._run, self.rejections = run, 0
         # Only a real final answer: tool calls continue anyway, and an empty reply is the
         # empty-reply guard's business (a nudge, not a verification).
         if reply.message.tool_calls or not visible_text(reply.message.content):

@@ -27,12 +27,14 @@ from harness.events import subsystem_logger
 from harness.messages import Message, ToolCall
 from harness.model import ModelReply
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
+from harness.status import ExitStatus
 from harness.tools.base import ToolOutcome
 
 log = subsystem_logger("hooks")
 
 EVENTS = ("before_tool_call", "after_tool_call", "after_reply", "stop", "post_turn")
+_LIMIT_OF = {ExitStatus.INTERRUPTED: "kill_switch", ExitStatus.TOKEN_BUDGET: "tokens"}
+"""The limit (``harness.state.run_limits``) a stop hook's status stands for."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,9 @@ class HookRunner(Control):
             if request is not None:
                 run.emit("hooks.stop", hook=hook_name(h), status=request.status.value,
                          reason=request.reason)
-                raise RunEnded(request.status, request.reason)
+                # Through the limits table: a kill switch and a cost cap are run-ending limits.
+                limit = _LIMIT_OF.get(request.status, f"hooks.{hook_name(h)}")
+                run.end(limit, request.reason, request.status)
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:
         self._pending = []

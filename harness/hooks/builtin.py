@@ -6,6 +6,7 @@ Success is silent, failure is verbose and corrective (seed 004). Everything runs
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import time
@@ -15,6 +16,7 @@ from typing import Any
 import yaml
 
 from harness.config import HarnessConfig, HooksConfig
+from harness.context_files import local_root
 from harness.controls.budget import cost_usd, formatted_cost
 from harness.hooks import (
     AfterToolHook,
@@ -117,6 +119,9 @@ def pre_commit_tests(cfg: HooksConfig) -> BeforeToolHook:
 
 def kill_switch(path: str) -> StopHook:
     async def kill_switch(run: RunState) -> StopRequest | None:
+        root = local_root(run.workspace)  # a local directory: one stat, no thread per turn
+        if root is not None and not os.path.exists(os.path.join(root, path)):
+            return None
         try:
             await run.workspace.read_file(path)
         except FileNotFoundError:

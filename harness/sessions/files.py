@@ -11,6 +11,12 @@ Two stores with one small interface:
 "Atomic" means: write a temp file next to the target, then rename it over the target. A rename on
 one filesystem is atomic, so a reader (or a crash) sees the old file or the new one, never half of
 one. A crash may leave a stale temp file behind; the next write replaces it.
+
+Stores that can append (``can_append``: the host store, and a workspace store over a plain local
+directory) also offer ``append_text``: one ``write`` of whole lines at the end of the file. Its
+crash contract is weaker than a rename's and the JSONL transcript is built for it: a crash
+mid-append can leave only the *last* line torn; readers skip a line that does not parse, and the
+next writer cuts the torn tail off (a full atomic rewrite) before it appends again.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.workspace import Workspace
+from harness.security.redaction import redact
+from harness.workspace import LocalWorkspace, Workspace
 
 Redactor = Callable[[str], str]
 
@@ -42,6 +49,30 @@ class FileStore(Protocol):
     async def write_text(self, path: str, text: str, *, atomic: bool = True) -> None:
         """Replace the file's content (creating parent directories)."""
         ...
+
+    @property
+    def can_append(self) -> bool:
+        """True when ``append_text`` adds to the file without rewriting it."""
+        ...
+
+    async def append_text(self, path: str, text: str) -> None:
+        """Add ``text`` (whole lines) at the end of the file, creating it (and its directories)."""
+        ...
+
+
+def append_text_durably(target: Path, text: str, *, sync: bool) -> None:
+    """One ``write`` of ``text`` at the end of ``target`` (``O_APPEND``); ``sync``: fsync after."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:  # a short write (a signal) goes on where it stopped
+            view = view[os.write(fd, view):]
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _temp_name(path: str) -> str:
@@ -82,6 +113,12 @@ class HostStore:
 
             await asyncio.to_thread(_write)
 
+    can_append = True
+
+    async def append_text(self, path: str, text: str) -> None:
+        # Durable like the atomic write: a host transcript must outlive the machine's crash.
+        await asyncio.to_thread(append_text_durably, self._path(path), text, sync=True)
+
 
 def atomic_write_text(target: Path, text: str) -> None:
     """Write ``text`` to ``target`` atomically and durably (temp file, fsync, rename, fsync dir)."""
@@ -111,6 +148,22 @@ class WorkspaceStore:
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        # A plain local directory is appended to directly; a subclass that changes how files are
+        # written, or a sandbox, keeps the full rewrite through the protocol.
+        self._local_root = (workspace.root if isinstance(workspace, LocalWorkspace) and
+                            type(workspace).write_file is LocalWorkspace.write_file else None)
+
+    @property
+    def can_append(self) -> bool:
+        return self._local_root is not None
+
+    async def append_text(self, path: str, text: str) -> None:
+        if self._local_root is None:
+            raise OSError(f"{self.describe(path)}: this workspace cannot append; rewrite instead")
+        target = Path(path) if path.startswith("/") else Path(self._local_root) / path
+        # No fsync: the workspace's own writes are not fsync'ed either (a process crash is the
+        # failure this store survives; a power cut is the host store's).
+        append_text_durably(target, text, sync=False)
 
     def describe(self, path: str) -> str:
         return f"{self.workspace.root.rstrip('/')}/{path}" if not path.startswith("/") else path
@@ -139,20 +192,9 @@ class WorkspaceStore:
 
 
 def make_redactor(enabled: bool, field: str) -> Redactor:
-    """``harness.security.redaction.redact`` when ``enabled``, else the identity.
-
-    Imported lazily: the security package is optional for the session machinery, but a config that
-    asks for redaction must get it, so a missing module is an error naming the config field.
-    """
-    if not enabled:
-        return _identity
-    try:
-        from harness.security.redaction import redact
-    except ImportError as e:
-        raise RuntimeError(
-            f"{field} is on but harness.security.redaction.redact cannot be imported: {e}"
-        ) from e
-    return redact
+    """``harness.security.redaction.redact`` when ``enabled`` (``field``: the config field that
+    asked, for messages), else the identity."""
+    return redact if enabled else _identity
 
 
 def _identity(text: str) -> str:

@@ -2,8 +2,8 @@
 serialised through the queue, with non-user triggers triaged first.
 
 Every ``send`` is one ``Agent.run`` over the session's history, built fresh per message from the
-config; the session-bound controls (interrupt fence, lane progress, bootstrap, transcript) are
-shared across its runs. Post-turn hooks fire in the background after every run, interrupted ones
+config and the session's bindings (``harness.assembly.Bindings``): its transcript and bootstrap
+are shared across its runs, and its interrupt fence (and lane progress) go first. Post-turn hooks fire in the background after every run, interrupted ones
 included, so partial context is never lost (seed 002).
 """
 
@@ -14,10 +14,9 @@ import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 
+from harness.assembly import Bindings
 from harness.config import HarnessConfig
-from harness.controls import build_controls
 from harness.controls.base import Control
-from harness.controls.observability import Observability
 from harness.events import EventSink, RunEvent, subsystem_logger
 from harness.loop import Agent, RunResult
 from harness.messages import Message
@@ -139,7 +138,7 @@ class Session:
         history = await self.resume()
         fence = InterruptFence()
         agent = Agent(config, self.models, self.workspace, tools=self.tools,
-                      controls=self._controls(config, fence, lane), on_event=self._sink(lane))
+                      bindings=self._bindings(fence, lane), on_event=self._sink(lane))
         relay_dir = config.interrupt.relay_dir
         relay = (InterruptRelay(relay_path(relay_dir, self.id), self, config.interrupt.relay_poll_s)
                  if relay_dir else contextlib.nullcontext())
@@ -156,23 +155,14 @@ class Session:
         self._post_turn(result)
         return result
 
-    def _controls(self, config: HarnessConfig, fence: InterruptFence,
-                  lane: LaneTask | None) -> list[Control]:
-        # The config's own session controls are replaced, in place, by this session's bound
-        # instances (one transcript and one bootstrap for all its runs); the fence goes first.
-        controls: list[Control] = [FenceControl(fence)]
+    def _bindings(self, fence: InterruptFence, lane: LaneTask | None) -> Bindings:
+        # One transcript and one bootstrap for all the session's runs; the run record names the
+        # session; the fence goes first, so a stop is seen before any other control acts.
+        first: list[Control] = [FenceControl(fence)]
         if lane is not None:
-            controls.append(LaneProgress(lane))
-        for c in build_controls(config):
-            if isinstance(c, SessionBootstrap):
-                c = self.bootstrap  # type: ignore[assignment]
-            if isinstance(c, Observability):
-                c.bind_session(self.id)  # the run record names this session, not a run's own id
-            if c is not None and not isinstance(c, TranscriptControl):
-                controls.append(c)
-        if self.transcript is not None:
-            controls.append(self.transcript)
-        return controls
+            first.append(LaneProgress(lane))
+        return Bindings(transcript=self.transcript, bootstrap=self.bootstrap, session_id=self.id,
+                        first=first)
 
     def _sink(self, lane: LaneTask | None) -> EventSink:
         def sink(event: RunEvent) -> None:

@@ -2,9 +2,17 @@
 
 One JSON object per line: a message (``{"role": ..., "content": ...}``, the ``Message`` model) or a
 marker (``{"marker": "session:bootstrap:completed", ...}``) that records a harness fact without
-adding to the conversation. The file is append-only in meaning; physically each flush writes the
-whole file to a temp file and renames it over the old one (seed 004), so a crash mid-write leaves
-the previous complete transcript, never a torn one.
+adding to the conversation.
+
+Crash-safety contract. Where the store can append (a host directory, a local workspace), each
+flush appends the new records, whole lines in one ``write``: a crash mid-flush can tear only the
+last line, which every reader skips, and the next writer cuts the torn tail off with one atomic
+rewrite (temp file + rename) before appending again; every record of an earlier flush survives.
+Where it cannot (a sandbox reached through its API), each flush writes the whole file to a temp
+file and renames it over the old one (seed 004): the previous complete transcript survives. A
+flush that fails is retried with the next one (its records stay queued) and reported as a typed
+``transcript.write_failed`` event; what cannot be written verbatim is escaped
+(``harness.sessions.records``), never dropped.
 
 The loader is forgiving anyway: a line that does not parse (a file written by something else, or
 cut by a non-atomic writer) is skipped with a warning, and :func:`repair_history` makes the history
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import re
 import time
 import uuid
@@ -28,6 +37,7 @@ from pydantic import ValidationError
 from harness.events import subsystem_logger
 from harness.messages import Message
 from harness.sessions.files import FileStore, Redactor, make_redactor, redact_obj
+from harness.sessions.records import message_record, record_line
 
 log = subsystem_logger("sessions.transcript")
 
@@ -169,9 +179,12 @@ class TranscriptWriter:
         self.atomic = atomic
         self.redact = redact or make_redactor(False, "")
         self._lines: list[str] | None = None
+        self._pending: list[str] = []  # lines not yet on disk (queued, or a failed flush's)
+        self._rewrite = False  # the file on disk is not exactly ``_lines`` (torn tail, failed append)
         self._disk: list[Message] = []
         self._seeded = False
         self._seen: dict[int, Message] = {}  # id -> object: holding the ref keeps the id unique
+        self._synced: list[Message] = []  # the history of the last sync (fast path: it grew)
         self._markers: list[str] = []
         self._call_ids: set[str] = set()  # tool calls and answers already in the file
         self._answer_ids: set[str] = set()
@@ -186,11 +199,13 @@ class TranscriptWriter:
     async def _load(self) -> None:
         if self._lines is not None:
             return
-        text = await self.store.read_text(self.path)
+        text = await self.store.read_text(self.path) or ""
         where = self.store.describe(self.path)
-        records = parse_records(text or "", where)
-        # Rewriting keeps only the records that parse: a torn line is dropped on the next flush.
-        self._lines = [json.dumps(r, ensure_ascii=False) for r in records]
+        records = parse_records(text, where)
+        # Only the records that parse are kept: a torn line is cut off by the next flush.
+        self._lines = [record_line(r) for r in records]
+        self._rewrite = len(records) != sum(1 for ln in text.splitlines() if ln.strip()) or (
+            bool(text) and not text.endswith("\n"))
         self._disk = messages_of(records, where)
         for m in self._disk:
             self._remember(m)
@@ -199,10 +214,11 @@ class TranscriptWriter:
         """Queue a marker record; it is written with the next flush."""
         rec = {"marker": name, "at": datetime.now(UTC).isoformat(timespec="seconds")}
         rec.update({k: self.redact(v) if isinstance(v, str) else v for k, v in data.items()})
-        self._markers.append(json.dumps(rec, ensure_ascii=False))
+        self._markers.append(record_line(rec))
 
     async def sync(self, messages: Sequence[Message]) -> int:
-        """Write the messages not yet in the file (and queued markers). Returns how many."""
+        """Write the messages not yet in the file (and queued markers). Returns how many records
+        this call added; raises ``OSError`` when the store fails (they stay queued)."""
         async with self._lock:
             await self._load()
             if not self._seeded:
@@ -212,12 +228,26 @@ class TranscriptWriter:
                 self.marker("context:rewritten", messages=rewritten)
             new_lines.extend(self._markers)
             self._markers = []
-            if not new_lines:
-                return 0
-            assert self._lines is not None
-            self._lines.extend(new_lines)
-            await self.store.write_text(self.path, "\n".join(self._lines) + "\n", atomic=self.atomic)
+            self._pending.extend(new_lines)
+            if self._pending:
+                await self._write()
             return len(new_lines)
+
+    async def _write(self) -> None:
+        assert self._lines is not None
+        pending = self._pending
+        if self.atomic and self.store.can_append and not self._rewrite:
+            try:
+                await self.store.append_text(self.path, "".join(ln + "\n" for ln in pending))
+            except BaseException:
+                self._rewrite = True  # a part may be on disk: the retry rewrites the file whole
+                raise
+        else:
+            text = "".join(ln + "\n" for ln in [*self._lines, *pending])
+            await self.store.write_text(self.path, text, atomic=self.atomic)
+            self._rewrite = False
+        self._lines.extend(pending)
+        self._pending = []
 
     def _seed(self, messages: Sequence[Message]) -> None:
         self._seeded = True
@@ -232,10 +262,16 @@ class TranscriptWriter:
                         "appended", self.store.describe(self.path), matched, len(self._disk))
 
     def _collect(self, messages: Sequence[Message]) -> tuple[list[str], int]:
-        last_seen = max((i for i, m in enumerate(messages) if id(m) in self._seen), default=-1)
+        prev = self._synced
+        self._synced = list(messages)
+        grew = len(messages) >= len(prev) and all(map(operator.is_, messages, prev))
+        start = len(prev) if grew else 0  # the history only grew: only its new tail is new
+        last_seen = max((i for i in range(start, len(messages)) if id(messages[i]) in self._seen),
+                        default=-1)
         lines: list[str] = []
         rewritten = 0
-        for i, m in enumerate(messages):
+        for i in range(start, len(messages)):
+            m = messages[i]
             if id(m) in self._seen:
                 continue
             self._seen[id(m)] = m
@@ -243,9 +279,7 @@ class TranscriptWriter:
                 rewritten += 1
                 continue
             self._remember(m)
-            safe = redact_message(m, self.redact)
-            lines.append(json.dumps(safe.model_dump(mode="json", exclude_defaults=True),
-                                    ensure_ascii=False))
+            lines.append(record_line(message_record(redact_message(m, self.redact))))
         return lines, rewritten
 
     def _remember(self, m: Message) -> None:

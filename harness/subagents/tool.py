@@ -6,10 +6,12 @@ answer and exit status come back as the tool result; with ``background: true`` t
 the child's id at once and the result arrives later as a message (``background``). Spawns past the depth limit, the fan-out
 limit or the tier table are refused with a structured error the parent model can read.
 
-Wiring: ``attach_subagents(agent)`` once after constructing an ``Agent`` (no-op when
-``subagents`` is off). It adds the tool and a ``SubagentSupervisor`` control, which holds the
+Wiring: ``harness.assembly`` builds one ``SubagentSpawner`` per agent when ``subagents`` is on
+(its last table row): the tool, and a ``SubagentSupervisor`` control, which holds the
 interrupt-fence checkpoints, delivers the results of background children as messages, and marks
-the agent finished at run end (orphans are reaped when ``subagents.reap_orphans`` is on).
+the agent finished at run end (orphans are reaped when ``subagents.reap_orphans`` is on). A child
+is made by the ``ChildFactory`` the agent hands in, given a ``SubagentParent`` (registry, id,
+tier, policy): this package never imports the loop.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from harness.config import HarnessConfig
 from harness.controls.base import Control
-from harness.events import RunEvent
+from harness.events import EventSink, RunEvent
 from harness.execution.deadlines import GatedWorkspace
 from harness.messages import Message, ToolCall
 from harness.model import ModelReply
@@ -37,9 +41,7 @@ from harness.subagents.policy import (
 )
 from harness.subagents.registry import SubagentRegistry, SubagentResult
 from harness.tools.base import Tool, ToolContext, ToolOutcome, catalogue
-
-if TYPE_CHECKING:
-    from harness.loop import Agent
+from harness.workspace import Workspace
 
 AGENT_TOOL = "agent"
 CHILD_STOP_WAIT_S = 5.0
@@ -62,19 +64,60 @@ PARAMETERS: dict[str, Any] = {
 }
 
 
-class SubagentSpawner:
-    """The ``agent`` tool of one agent: knows its parent, depth, tier and tool policy."""
+@dataclass(frozen=True)
+class SubagentParent:
+    """Where an agent sits in its tree: the binding a child is assembled with."""
 
-    def __init__(self, parent: Agent, registry: SubagentRegistry, agent_id: str, tier: Tier | None,
-                 policy: ToolPolicy) -> None:
-        self.parent = parent
-        self.registry = registry
-        self.agent_id = agent_id
-        self.tier = tier
-        self.policy = policy
+    registry: SubagentRegistry
+    agent_id: str
+    tier: Tier | None
+    policy: ToolPolicy
+    approver: Any = None
+    """The permission approver the whole tree shares (``harness.security.permissions``)."""
+
+
+class ChildAgent(Protocol):
+    """What the spawner needs of a child agent."""
+
+    tools: list[Tool]
+
+    async def run(self, task: str) -> Any: ...
+
+    def interrupt(self) -> None: ...
+
+
+ChildFactory = Callable[[HarnessConfig, list[Tool], Workspace, "EventSink | None", SubagentParent],
+                        ChildAgent]
+"""``(config, tools, workspace, on_event, parent) -> agent``: the agent's way to make a child."""
+
+
+def top_level_parent(config: HarnessConfig, approver: Any = None) -> SubagentParent:
+    """The binding of a top-level agent: a new tree, tier ``subagents.tier``, and a policy that
+    denies ``subagents.deny_tools``."""
+    cfg = config.subagents
+    return SubagentParent(SubagentRegistry(), f"agent-{uuid.uuid4().hex[:8]}", cfg.tier,
+                          ToolPolicy(deny_list=frozenset(cfg.deny_tools)), approver)
+
+
+class SubagentSpawner:
+    """The ``agent`` tool of one agent: knows its place in the tree, its tools and how to make a
+    child."""
+
+    def __init__(self, config: HarnessConfig, tools: list[Tool], place: SubagentParent,
+                 make_child: ChildFactory, on_event: EventSink | None = None) -> None:
+        self.config = config
+        self.tools = tools
+        """The agent's own tools (the list it runs with, ``agent`` included once offered)."""
+        self.place = place
+        self.registry = place.registry
+        self.agent_id = place.agent_id
+        self.tier = place.tier
+        self.policy = place.policy
+        self.make_child = make_child
+        self.on_event = on_event
         self.run_state: RunState | None = None
-        """The parent's current run (set by the supervisor), for events."""
-        self.background = BackgroundChildren(registry)
+        """The agent's current run (set by the supervisor), for events."""
+        self.background = BackgroundChildren(place.registry)
 
     @property
     def depth(self) -> int:
@@ -92,7 +135,7 @@ class SubagentSpawner:
 
     def refusal(self, requested_tier: Tier | None) -> tuple[str, str] | None:
         """``(reason, detail)`` when this spawn must be refused (seed 004 ``validate_spawn``)."""
-        cfg = self.parent.config.subagents
+        cfg = self.config.subagents
         if self.registry.fenced(self.agent_id):
             return "interrupted", "this agent is being interrupted"
         if self.tier is not None and not can_spawn(self.tier, requested_tier):
@@ -120,8 +163,6 @@ class SubagentSpawner:
             workspace = workspace.inner
         child = self._build_child(child_id, child_policy, child_tier, workspace, pool)
         record = self.registry.spawn(child_id, self.agent_id, task, child_tier, child)
-        attach_subagents(child, registry=self.registry, tier=child_tier, policy=child_policy,
-                         agent_id=child_id)
         self._emit("subagent.spawned", child_id=child_id, depth=record.depth, tier=child_tier,
                    tools=sorted(t.name for t in child.tools), background=background)
         prompt = load_prompt("subagent_task.md").format(task=task)
@@ -144,31 +185,25 @@ class SubagentSpawner:
     def _child_tools(self, requested: list[str] | None) -> tuple[ToolPolicy, list[Tool]]:
         """The child's policy and the tools it is chosen from: the parent's (narrowing), or,
         with ``subagents.inherit_policy`` off, the whole catalogue as the spawn asks."""
-        parent_tools = [t for t in self.parent.tools if t.name != AGENT_TOOL]
-        if self.parent.config.subagents.inherit_policy:
+        parent_tools = [t for t in self.tools if t.name != AGENT_TOOL]
+        if self.config.subagents.inherit_policy:
             # The policy covers ``agent`` too: whether the child may spawn in turn.
-            policy = resolve_child_tool_policy(self.policy, [t.name for t in self.parent.tools], requested)
+            policy = resolve_child_tool_policy(self.policy, [t.name for t in self.tools], requested)
             return policy, parent_tools
         known = catalogue()
         extra = [known[n] for n in requested or () if n in known and n not in {t.name for t in parent_tools}]
         return ToolPolicy(allow_list=frozenset(requested) if requested else None), parent_tools + extra
 
     def _build_child(self, child_id: str, policy: ToolPolicy, tier: Tier | None, workspace: Any,
-                     pool: list[Tool]) -> Agent:
-        from harness.controls import build_controls
-        from harness.loop import Agent
-        from harness.security.permissions import Permissions
-
-        cfg = self.parent.config
+                     pool: list[Tool]) -> ChildAgent:
+        cfg = self.config
         tools = [t for t in pool if policy.permits(t.name)]
         limits = cfg.limits.model_copy(update={"max_turns": cfg.subagents.child_max_turns or cfg.limits.max_turns})
         child_cfg = cfg.model_copy(update={"limits": limits, "tools": [t.name for t in tools]})
-        approver = next((c.approver for c in self.parent.controls if isinstance(c, Permissions)), None)
-        return Agent(child_cfg, list(self.parent.router.models), workspace, tools=tools,
-                     controls=build_controls(child_cfg, approver=approver),
-                     on_event=self._forward(child_id))
+        place = SubagentParent(self.registry, child_id, tier, policy, self.place.approver)
+        return self.make_child(child_cfg, tools, workspace, self._forward(child_id), place)
 
-    def _child_runner(self, child: Agent, child_id: str, prompt: str) -> Callable[[], Awaitable[None]]:
+    def _child_runner(self, child: ChildAgent, child_id: str, prompt: str) -> Callable[[], Awaitable[None]]:
         """The coroutine function that runs ``child`` and announces its result (always)."""
 
         async def child_run() -> None:
@@ -187,7 +222,7 @@ class SubagentSpawner:
 
         return child_run
 
-    async def _drive(self, child: Agent, child_id: str, prompt: str) -> SubagentResult:
+    async def _drive(self, child: ChildAgent, child_id: str, prompt: str) -> SubagentResult:
         task = asyncio.ensure_future(self._child_runner(child, child_id, prompt)())
         try:
             return await self.registry.wait(child_id)
@@ -198,7 +233,7 @@ class SubagentSpawner:
             raise
 
     def _forward(self, child_id: str) -> Any:
-        sink = self.parent.on_event
+        sink = self.on_event
         if sink is None:
             return None
 
@@ -270,7 +305,7 @@ class SubagentSupervisor(Control):
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:
         self.registry.mark_finished(self.agent_id)
-        if not self.spawner.parent.config.subagents.reap_orphans:
+        if not self.spawner.config.subagents.reap_orphans:
             left = [r.id for r in self.registry.orphans(self.agent_id)]
             if left:
                 run.emit("subagent.orphans_left", agent_id=self.agent_id, children=left)
@@ -282,39 +317,19 @@ class SubagentSupervisor(Control):
             await self.spawner.background.stop(reaped, CHILD_STOP_WAIT_S)
 
 
-def attach_subagents(
-    agent: Agent,
-    *,
-    registry: SubagentRegistry | None = None,
-    tier: Tier | None = None,
-    policy: ToolPolicy | None = None,
-    agent_id: str | None = None,
-) -> SubagentSpawner | None:
-    """Give ``agent`` the ``agent`` tool and its supervisor (no-op when sub-agents are off; a
-    second top-level call returns the first spawner).
+def build_spawner(config: HarnessConfig, tools: list[Tool], place: SubagentParent,
+                  make_child: ChildFactory, on_event: EventSink | None = None,
+                  ) -> tuple[SubagentSpawner, SubagentSupervisor]:
+    """The spawner and supervisor of one agent. The ``agent`` tool is appended to ``tools``
+    unless the agent is a worker (seed 002: it spawns nothing) or its policy denies it."""
+    spawner = SubagentSpawner(config, tools, place, make_child, on_event)
+    tools[:] = [t for t in tools if t.name != AGENT_TOOL]  # another agent's tool is not ours
+    if place.tier != "worker" and place.policy.permits(AGENT_TOOL):
+        tools.append(spawner.tool())
+    return spawner, SubagentSupervisor(spawner)
 
-    Top-level call: ``attach_subagents(agent)``; the tier comes from ``subagents.tier`` and the
-    policy denies ``subagents.deny_tools``. A worker (seed 002) gets no tool: it spawns nothing.
-    """
-    cfg = agent.config.subagents
-    if not cfg.enabled:
-        return None
-    existing = next((c for c in agent.controls if isinstance(c, SubagentSupervisor)), None)
-    if existing is not None:
-        if agent_id is None:
-            return existing.spawner  # already attached as a top-level agent
-        # A child that attached itself as a top-level agent (e.g. in Agent.__init__) is
-        # re-attached under its parent, so depth, tier and policy come from the tree.
-        agent.controls.remove(existing)
-        agent.tools[:] = [t for t in agent.tools if t.name != AGENT_TOOL]
-        agent.executor.tools.pop(AGENT_TOOL, None)
-    registry = registry or SubagentRegistry()
-    tier = tier if agent_id is not None else cfg.tier
-    policy = policy or ToolPolicy(deny_list=frozenset(cfg.deny_tools))
-    spawner = SubagentSpawner(agent, registry, agent_id or f"agent-{uuid.uuid4().hex[:8]}", tier, policy)
-    agent.controls.append(SubagentSupervisor(spawner))
-    if tier != "worker" and policy.permits(AGENT_TOOL):
-        tool = spawner.tool()
-        agent.tools.append(tool)
-        agent.executor.tools[tool.name] = tool
-    return spawner
+
+def attach_subagents(agent: Any) -> SubagentSpawner | None:
+    """The spawner ``harness.assembly`` gave ``agent`` (None when sub-agents are off). Kept for
+    callers written when attaching was a separate step: it attaches nothing."""
+    return next((c.spawner for c in agent.controls if isinstance(c, SubagentSupervisor)), None)

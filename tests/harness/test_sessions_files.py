@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -71,32 +72,64 @@ from harness.sessions.transcript import TranscriptWriter
 
 async def main():
     writer = TranscriptWriter(HostStore(sys.argv[1]), "t.jsonl")
-    history = [Message.system("sys")]
+    history = [*(await writer.open()), Message.system("sys")][:1]
     await writer.sync(history)
     print("started", flush=True)
     while True:
-        history.append(Message.user("x" * 200_000))
+        history.append(Message.user("x" * 16_000_000))  # big: the kill lands inside its write
         await writer.sync(history)
 
 asyncio.run(main())
 """
 
 
-def test_killing_a_writer_never_leaves_a_corrupt_transcript(tmp_path: Path) -> None:
+def _kill_mid_write(tmp_path: Path) -> None:
+    """Start a real writer process and SIGKILL it while an append is under way (the file has
+    grown past what was on disk when it announced itself, and the write is not finished)."""
     path = tmp_path / "t.jsonl"
-    for delay in (0.05, 0.2, 0.4):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)],
-                                stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], stdout=subprocess.PIPE,
+                            text=True, cwd=Path(__file__).resolve().parents[2])
+    try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
-        try:
-            proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)  # mid-loop, most likely mid-write
+        committed = path.stat().st_size
+        deadline = time.monotonic() + 60
+        while path.stat().st_size <= committed and time.monotonic() < deadline:
+            pass  # the next append has not reached the file yet
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-        lines = path.read_text().splitlines()
-        for line in lines:
-            json.loads(line)
-        assert load_transcript(path)[0].content == "sys"
+
+
+def test_killing_a_writer_mid_append_loses_no_earlier_record_and_resumes(tmp_path: Path) -> None:
+    """The append-only contract, with a real process killed mid-write (SIGKILL): only the last
+    line is torn; loaders skip it; a resumed writer cuts it off and appends after the whole
+    records, which all survive."""
+    path = tmp_path / "t.jsonl"
+    for attempt in range(2):  # the second run resumes the file the first one left torn
+        _kill_mid_write(tmp_path)
+        text = path.read_text()
+        assert not text.endswith("\n"), "the kill was meant to land inside a write"
+        lines = text.splitlines()
+        for line in lines[:-1]:
+            json.loads(line)  # every line but the last is whole
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(lines[-1])
+        whole = load_transcript(path)
+        assert whole[0].content == "sys" and len(whole) == len(lines) - 1
+
+        async def resume() -> list[Message]:
+            writer = TranscriptWriter(HostStore(tmp_path), "t.jsonl")
+            history = await writer.open()
+            await writer.sync([*history, Message.user(f"resumed {attempt}")])
+            return history
+
+        history = asyncio.run(resume())
+        assert [m.content for m in history] == [m.content for m in whole]
+        after = path.read_text()
+        records = [json.loads(line) for line in after.splitlines()]  # the torn tail is gone
+        assert after.endswith("\n")
+        assert [r["content"] for r in records if "role" in r] == [
+            *(m.content for m in whole), f"resumed {attempt}"]
 
 
 def test_host_store_leaves_no_temp_files(tmp_path: Path) -> None:

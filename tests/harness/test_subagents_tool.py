@@ -232,23 +232,28 @@ def test_interrupting_the_parent_reaches_every_running_sub_agent(tmp_path: Path)
 
 
 
-def test_an_agent_attached_as_top_level_is_re_attached_under_its_parent(tmp_path: Path) -> None:
-    # As when Agent.__init__ itself calls attach_subagents: a child first attaches as a
-    # top-level agent, then the spawner re-attaches it under its parent.
+def test_a_child_is_assembled_in_its_place_in_the_tree(tmp_path: Path) -> None:
+    # The child factory hands the child its parent binding: its spawner sits under the parent
+    # (depth, tier, policy), with one supervisor and one `agent` tool, and nothing re-attaches.
+    from harness.subagents.policy import ToolPolicy
     from harness.subagents.registry import SubagentRegistry
+    from harness.subagents.tool import SubagentParent
 
-    async def go():
-        cfg = HarnessConfig(subagents={"enabled": True})
-        child = make_agent(cfg, recursive, tmp_path)  # attached as top-level
-        assert attach_subagents(child) is not None  # a second top-level call changes nothing
+    cfg = HarnessConfig(subagents={"enabled": True, "tier": "chat"})
+
+    async def go():  # the registry belongs to a running event loop
+        parent = make_agent(cfg, recursive, tmp_path)
+        assert attach_subagents(parent) is parent.spawner  # attaching again changes nothing
         reg = SubagentRegistry()
         reg.spawn("p1", "root", "t")
-        reg.spawn("c1", "p1", "t", agent=child)
-        spawner = attach_subagents(child, registry=reg, agent_id="c1")
-        return child, spawner
+        reg.spawn("c1", "p1", "t")
+        place = SubagentParent(reg, "c1", "reasoning", ToolPolicy(deny_list=frozenset({"bash"})))
+        return parent._make_child(cfg, list(parent.tools), LocalWorkspace(tmp_path), None, place)
 
-    child, spawner = asyncio.run(go())
+    child = asyncio.run(go())
+    spawner = child.spawner
     assert spawner is not None and spawner.depth == 2 and spawner.agent_id == "c1"
+    assert spawner.tier == "reasoning" and not spawner.policy.permits("bash")
     assert [c.name for c in child.controls].count("subagents") == 1
     assert [t.name for t in child.tools].count("agent") == 1
     assert child.executor.tools["agent"].run == spawner.run
