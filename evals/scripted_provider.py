@@ -6,6 +6,11 @@ current sample runs (the setup solver records it in the sample store); any other
 separately. The provider enforces the scenario's context window, raises scheduled provider
 faults, sets token usage on every output (inspect would otherwise download a tokenizer), and
 records what it observed in the sample store for the judges.
+
+Faults (and an input over the context window) are raised as the OpenAI SDK raises a provider's
+answer: HTTP status, headers and error body in the scenario's provider ``dialect``
+(``evals.wire_faults``), or a connection error for transport faults. Nothing in them is
+looplab's own: a harness classifies what a real client would see.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from inspect_ai.util import store
 
 from evals.convert import from_inspect, to_inspect, tool_spec
 from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
+from evals.wire_relay import WIRE_RELAY_KEY, record_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from scenarios.actor import ActorView, act, to_reply
 from scenarios.actor.summarise import is_summary_request, summarise
@@ -40,11 +46,6 @@ from scenarios.schema import FaultRule, Scenario
 
 SCENARIO_KEY = "looplab:scenario"
 OBSERVATIONS_KEY = "looplab:actor"
-
-WIRE_RELAY_KEY = "looplab:wire_relay"
-"""Sample-store flag: a wire relay runs in the sample's sandbox (``evals.wire_relay``); each
-fault is then also written there, so the relay can answer with the provider's own headers."""
-
 
 class ScriptedFault(openai.APIStatusError):
     """A provider fault as an OpenAI-SDK client raises it: status, headers and the body in the
@@ -141,9 +142,7 @@ class ScriptedModelAPI(ModelAPI):
             raise await self._fault(fault, scenario, n_in)
         if n_in > scenario.n_ctx:
             self._observe({**obs, "overflow": True})
-            text = (f"This model's maximum context length is {scenario.n_ctx} tokens. However, you "
-                    f"requested {n_in} tokens in the messages. Please reduce the length of the messages.")
-            return ModelOutput.from_content(self.model_name, text, stop_reason="model_length")
+            raise await self._fault(FaultRule(kind="context_overflow"), scenario, n_in)
 
         # Markers count only in an input the model accepted: an overflowed request reached nobody.
         obs["markers"] = [k for k in scenario.markers if any(k in m.content for m in messages)]
@@ -157,7 +156,8 @@ class ScriptedModelAPI(ModelAPI):
             action = act(scenario.actor.policy, scenario.actor.params, view)
             reply = to_reply(action, view.tools)
             self._observe({**obs, "action": type(action).__name__,
-                           "tools_called": [c.name for c in reply.tool_calls]})
+                           "tools_called": [c.name for c in reply.tool_calls],
+                           "requested": [requested(c) for c in reply.tool_calls]})
         message = to_inspect(reply)
         assert isinstance(message, ChatMessageAssistant)
         n_out = max(1, estimate_tokens([reply]))
@@ -177,8 +177,9 @@ class ScriptedModelAPI(ModelAPI):
             return ScriptedConnectionError(fault.kind)
         wire = wire_fault(fault.kind, scenario.dialect, model=self.model_name,
                           retry_after=fault.retry_after, n_ctx=scenario.n_ctx, prompt_tokens=n_in)
-        await _tell_relay({"status": wire.status, "headers": wire.headers, "body": wire.body,
-                           "message": wire.message()})
+        await _tell_relay({"kind": fault.kind, "dialect": scenario.dialect, "model": self.model_name,
+                           "retry_after": fault.retry_after, "n_ctx": scenario.n_ctx,
+                           "prompt_tokens": n_in, "message": wire.message()})
         return ScriptedFault(wire, self.model_name)
 
     @staticmethod
@@ -217,11 +218,14 @@ class ScriptedModelAPI(ModelAPI):
 async def _tell_relay(record: dict[str, Any]) -> None:
     """Hand the fault's wire form to the sandbox's wire relay, when one runs: inspect's bridge
     forwards a fault's status and message but not its headers or a non-OpenAI body."""
-    if not store().get(WIRE_RELAY_KEY):
-        return
-    from evals.wire_relay import record_fault
+    if store().get(WIRE_RELAY_KEY):
+        await record_fault(record)
 
-    await record_fault(record)
+
+def requested(call: Any) -> str:
+    """``<tool> <argument values>`` of a call the actor asked for: what judges check to know
+    the failing (or benign) call reached the harness (``evals.judges.sprung``)."""
+    return " ".join([call.name, *(str(v) for v in call.arguments.values())])[:300]
 
 
 def pairs_ok(messages: list[Message]) -> bool:

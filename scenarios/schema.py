@@ -13,7 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FaultKind = Literal[
     "rate_limit", "overloaded", "quota_exceeded", "auth_error", "context_overflow", "bad_request",
+    "connection_reset", "stall", "stream_cut",
 ]
+"""HTTP faults (answered in the scenario's provider dialect) and transport faults (no answer:
+the connection is reset, stalls, or a streamed answer stops mid-way)."""
+
+ProviderDialect = Literal["openai", "azure", "anthropic", "google", "vllm", "llamacpp"]
+"""Whose error format the scripted provider speaks (``evals.wire_faults``)."""
 
 
 class _Strict(BaseModel):
@@ -39,6 +45,8 @@ class FaultRule(_Strict):
     profile: str | None = None
     """Only calls made with this auth profile (the key in ``scripted/<role>@<key>``); call
     indexes then count that profile's calls only. ``None``: any profile."""
+    stall_s: float = Field(30.0, ge=0)
+    """``stall``: seconds the provider holds the request before the connection drops."""
 
     def applies(self, role: str, call_index: int, summary: bool = False,
                 profile: str | None = None) -> bool:
@@ -126,6 +134,9 @@ class Scenario(_Strict):
     """Checklist item id → how it is judged. At least one."""
     prompt: str
     """The task given to the agent (the user message)."""
+    dialect: ProviderDialect = "openai"
+    """The provider the scripted model plays: its faults reach the harness with that provider's
+    HTTP status, headers and error body."""
     n_ctx: int = Field(16_384, ge=256)
     """Context window the actor enforces (tokens, chars/4): a larger input is answered with a
     context-overflow error like vLLM's HTTP 400."""

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from inspect_ai.model import GenerateConfig
 from inspect_ai.model import Model as InspectAIModel
 
 from evals.convert import from_inspect, to_inspect, tool_info
 from harness.messages import Message
-from harness.model import FaultKind, ModelReply, ProviderError, ToolSpec, Usage
+from harness.model import ModelReply, ProviderError, ToolSpec, Usage
+from harness.provider_errors import classify_http_error
 
-_CONTEXT = re.compile(r"context length|maximum context|context window|too many tokens|too long", re.I)
-_QUOTA = re.compile(r"quota|insufficient_quota|billing", re.I)
+_TRANSPORT_TYPES = re.compile(r"timeout|connection|connect|remote|protocol|readerror|"
+                             r"incomplete|oserror", re.IGNORECASE)
 
 
 def _unwrap(e: BaseException) -> BaseException:
@@ -26,34 +28,36 @@ def _unwrap(e: BaseException) -> BaseException:
     return e
 
 
-def classify_error(e: BaseException, model: str) -> ProviderError:
-    """Classify any provider exception into a harness ``ProviderError``."""
-    e = _unwrap(e)
-    text = str(e)
-    kind: FaultKind | None = getattr(e, "looplab_kind", None)
-    status = getattr(e, "status_code", None) or getattr(e, "status", None)
-    retry_after = getattr(e, "retry_after", None)
+def wire_of(e: BaseException) -> tuple[int | None, dict[str, str], Any]:
+    """``(status, headers, body)`` as the client received them: the SDKs (openai, anthropic,
+    google-genai) keep the HTTP response on the exception; others only a status attribute."""
     response = getattr(e, "response", None)
-    if retry_after is None and response is not None:
-        try:
-            retry_after = float(response.headers.get("retry-after"))
-        except (TypeError, ValueError, AttributeError):
-            retry_after = None
-    if kind is None:
-        if status == 429:
-            kind = "quota_exceeded" if _QUOTA.search(text) else "rate_limit"
-        elif status in (503, 529):
-            kind = "overloaded"
-        elif status in (401, 403):
-            kind = "auth_error"
-        elif status == 400:
-            kind = "context_overflow" if _CONTEXT.search(text) else "bad_request"
-        elif "timeout" in type(e).__name__.lower() or "connection" in type(e).__name__.lower():
-            kind = "timeout"
-        else:
-            kind = "other"
-    return ProviderError(kind, text[:2000], status=status if isinstance(status, int) else None,
-                         retry_after=retry_after, model=model)
+    status = getattr(response, "status_code", None)
+    if not isinstance(status, int):
+        status = next((v for v in (getattr(e, "status_code", None), getattr(e, "status", None),
+                                   getattr(e, "code", None)) if isinstance(v, int)), None)
+    headers = getattr(response, "headers", None) or getattr(e, "headers", None) or {}
+    body: Any = None
+    try:
+        body = response.text if response is not None else None
+    except Exception:  # a streamed response that was never read
+        body = None
+    if body is None:
+        body = getattr(e, "body", None)
+    return status, dict(headers.items()) if hasattr(headers, "items") else {}, body
+
+
+def classify_error(e: BaseException, model: str) -> ProviderError:
+    """What a real client sees of a failed call (status, headers, body, or the transport
+    failure), classified by the harness's own classifier."""
+    e = _unwrap(e)
+    status, headers, body = wire_of(e)
+    transport = None
+    if status is None and _TRANSPORT_TYPES.search(type(e).__name__):
+        transport = f"{type(e).__name__}: {e}"
+    if status is None and transport is None and body is None:
+        body = str(e)  # not a provider answer at all: the classifier calls it "other"
+    return classify_http_error(status, headers, body, model=model, transport_error=transport)
 
 
 class InspectModel:

@@ -1,8 +1,9 @@
 """A fault-injecting HTTP proxy in front of any OpenAI-compatible server.
 
 Every request is forwarded to the upstream (responses, streamed ones included, are piped back byte
-for byte) unless the schedule says this call fails: then the proxy answers the fault itself, holds
-the request (``stall``) or drops the connection (``reset``). Calls are counted per (model name in
+for byte) unless the schedule says this call fails: then the proxy answers the fault itself (in the rule's
+provider dialect, ``evals.wire_faults``), holds the request (``stall``), drops the connection
+(``connection_reset``) or starts a streamed answer and cuts it (``stream_cut``). Calls are counted per (model name in
 the body, bearer key); only requests naming a model count. Every request is logged as one JSON line
 (the key only as a hash) and ``GET /looplab/proxy/log`` returns the log, so scorers can read what
 the proxy saw. One request per connection (``Connection: close``): simple, and enough for clients.
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 
 from evals.realmodel.faults import FaultAnswer, fault_answer, upstream_error
 from evals.realmodel.schedule import Schedule, from_scenario, key_id, load_schedule
+from evals.wire_faults import cut_stream
 
 LOG_PATH = "/looplab/proxy/log"
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te",
@@ -181,8 +183,13 @@ class FaultProxy:
         try:
             if rule is None:
                 await self._forward(req, writer, answered)
-            elif rule.kind == "reset":
+            elif rule.kind in ("reset", "connection_reset"):
                 answered(status=None)
+                _abort(writer)
+            elif rule.kind == "stream_cut":
+                answered(status=200)
+                writer.write(cut_stream(model or "model"))
+                await writer.drain()
                 _abort(writer)
             elif rule.kind == "stall":
                 await asyncio.sleep(rule.stall_s)

@@ -15,12 +15,13 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from scenarios.schema import FaultRule
+from scenarios.schema import FaultRule, ProviderDialect
 
 ProxyFaultKind = Literal[
     "rate_limit", "overloaded", "quota_exceeded", "auth_error", "context_overflow",
-    "bad_request", "stall", "reset",
+    "bad_request", "stall", "reset", "connection_reset", "stream_cut",
 ]
+"""``reset`` is the older name of ``connection_reset``."""
 
 
 class ProxyRule(BaseModel):
@@ -39,15 +40,18 @@ class ProxyRule(BaseModel):
     until_call: int | None = Field(None, ge=1)
     """Last failing call (inclusive); ``None``: every call from ``from_call`` on."""
     retry_after: float | None = Field(None, ge=0)
-    """``Retry-After`` seconds sent with ``rate_limit`` (default 1) and ``overloaded``."""
+    """Retry hint (seconds) sent with ``rate_limit`` (default 1) and ``overloaded``, the way
+    the dialect's provider sends it."""
     status: int | None = None
-    """Override the HTTP status: ``503`` for an ``overloaded`` variant (default 529)."""
+    """Override the dialect's usual HTTP status (e.g. ``529`` for an ``overloaded`` answer)."""
     stall_s: float = Field(30.0, ge=0)
     """``stall``: seconds to hold the accepted request without sending a byte."""
     after_stall: Literal["close", "forward"] = "close"
     """``stall``: then close the connection without an answer, or forward the request late."""
     max_context: int = Field(2048, ge=1)
     """``context_overflow``: the context length named in the error message."""
+    dialect: ProviderDialect = "openai"
+    """Whose error format the answer takes (status, headers, body): ``evals.wire_faults``."""
 
     def applies(self, model: str, api_key: str | None, call_index: int) -> bool:
         if self.model not in ("*", model):
@@ -92,7 +96,8 @@ def load_schedule(path: Path) -> Schedule:
 
 
 def from_fault_rules(
-    faults: list[FaultRule], primary_model: str, roles: dict[str, str] | None = None
+    faults: list[FaultRule], primary_model: str, roles: dict[str, str] | None = None,
+    dialect: ProviderDialect = "openai",
 ) -> Schedule:
     """Translate a scenario's ``faults``: role ``primary`` becomes ``primary_model`` (the name
     the upstream serves), other roles go through ``roles`` (role → served model name) or keep
@@ -111,7 +116,7 @@ def from_fault_rules(
         # counts a profile's calls.
         rules.append(ProxyRule(model=model, api_key=f.profile or "*", kind=f.kind,
                                from_call=f.from_call, until_call=f.until_call,
-                               retry_after=f.retry_after))
+                               retry_after=f.retry_after, stall_s=f.stall_s, dialect=dialect))
     return Schedule(rules=rules, notes=notes)
 
 
@@ -123,4 +128,4 @@ def from_scenario(scenario_id: str, primary_model: str, roles: dict[str, str] | 
         scenario = get_scenario(scenario_id)
     except ScenarioError as e:
         raise ValueError(f"--scenario {scenario_id!r}: {e}") from None
-    return from_fault_rules(scenario.faults, primary_model, roles)
+    return from_fault_rules(scenario.faults, primary_model, roles, scenario.dialect)

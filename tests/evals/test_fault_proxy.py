@@ -70,15 +70,18 @@ def _error(resp: http.client.HTTPResponse) -> dict:
 @pytest.mark.parametrize("rule, status, check", [
     (ProxyRule(kind="rate_limit", retry_after=2), 429,
      lambda r, e: r.getheader("Retry-After") == "2" and e["code"] == "rate_limit_exceeded"),
-    (ProxyRule(kind="overloaded"), 529, lambda r, e: e["type"] == "overloaded_error"),
-    (ProxyRule(kind="overloaded", status=503), 503, lambda r, e: "overloaded" in e["message"]),
+    (ProxyRule(kind="overloaded", dialect="anthropic"), 529,
+     lambda r, e: e["type"] == "overloaded_error"),
+    (ProxyRule(kind="overloaded"), 503,
+     lambda r, e: "overloaded" in e["message"] and e["type"] == "server_error"),
     (ProxyRule(kind="quota_exceeded"), 429,
      lambda r, e: e["type"] == e["code"] == "insufficient_quota"
      and e["message"].startswith("You exceeded your current quota")),
     (ProxyRule(kind="auth_error"), 401, lambda r, e: e["code"] == "invalid_api_key"),
     (ProxyRule(kind="context_overflow", max_context=2048), 400,
      lambda r, e: e["message"].startswith("This model's maximum context length is 2048 tokens. "
-                                          "However, you requested 2049 tokens")),
+                                          "However, your messages resulted in 2049 tokens")
+     and e["code"] == "context_length_exceeded"),
     (ProxyRule(kind="bad_request"), 400, lambda r, e: e["type"] == "invalid_request_error"),
 ], ids=["rate_limit", "overloaded-529", "overloaded-503", "quota", "auth", "context", "bad_request"])
 def test_each_fault_kind_answers_like_a_provider(upstream, rule, status, check) -> None:
@@ -115,12 +118,39 @@ def test_stall_holds_the_request(upstream: ThreadingHTTPServer) -> None:
     assert entries[0]["latency_s"] >= 0.2
 
 
-def test_reset_drops_the_connection(upstream: ThreadingHTTPServer) -> None:
-    with running_proxy(_url(upstream), Schedule(rules=[ProxyRule(kind="reset", until_call=1)])) as proxy:
+@pytest.mark.parametrize("kind", ["reset", "connection_reset"])
+def test_reset_drops_the_connection(upstream: ThreadingHTTPServer, kind: str) -> None:
+    with running_proxy(_url(upstream), Schedule(rules=[ProxyRule(kind=kind, until_call=1)])) as proxy:
         with pytest.raises(ConnectionError):
             _post(proxy.port).read()
         assert _post(proxy.port).status == 200
-        assert [e["action"] for e in _log(proxy.port)] == ["reset", "forwarded"]
+        assert [e["action"] for e in _log(proxy.port)] == [kind, "forwarded"]
+
+
+def test_stream_cut_stops_a_streamed_answer_mid_way(upstream: ThreadingHTTPServer) -> None:
+    with running_proxy(_url(upstream), Schedule(rules=[ProxyRule(kind="stream_cut")])) as proxy:
+        resp = _post(proxy.port, stream=True)
+        assert resp.status == 200 and resp.getheader("Content-Type") == "text/event-stream"
+        with pytest.raises((http.client.IncompleteRead, ConnectionError)):
+            resp.read()
+        assert [e["action"] for e in _log(proxy.port)] == ["stream_cut"]
+    assert upstream.seen == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("dialect, status, check", [
+    ("anthropic", 429, lambda r, b: b["type"] == "error" and b["error"]["type"] == "rate_limit_error"
+     and r.getheader("anthropic-ratelimit-requests-remaining") == "0"),
+    ("google", 429, lambda r, b: b["error"]["status"] == "RESOURCE_EXHAUSTED"
+     and b["error"]["details"][-1]["retryDelay"] == "2s"),
+    ("azure", 429, lambda r, b: b["error"]["code"] == "429" and r.getheader("x-ms-retry-after-ms") == "2000"),
+    ("llamacpp", 429, lambda r, b: b["error"]["code"] == 429),
+], ids=["anthropic", "google", "azure", "llamacpp"])
+def test_rate_limit_in_each_dialect(upstream, dialect, status, check) -> None:
+    rule = ProxyRule(kind="rate_limit", retry_after=2, dialect=dialect)
+    with running_proxy(_url(upstream), Schedule(rules=[rule])) as proxy:
+        resp = _post(proxy.port)
+        assert resp.status == status
+        assert check(resp, json.loads(resp.read()))
 
 
 def test_unreachable_upstream_is_a_logged_502() -> None:
