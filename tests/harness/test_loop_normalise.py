@@ -1,0 +1,72 @@
+"""Call keys and volatile-token masking (loop detection by meaning), and the switches' defaults
+that keep the seed presets' detectors as they were."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import get_preset
+from harness.config import LoopDetectionConfig
+from harness.controls.loop_detectors import CallRecord, cycle, detect
+from harness.controls.loop_normalise import call_key, mask_volatile, shell_key
+
+
+@pytest.mark.parametrize("a, b", [
+    ("grep -r -n foo .", "grep -nr foo ."),
+    ("ls -l -a", "ls -al"),
+    ("pytest  -x   tests", "pytest -x tests"),
+    ("make --jobs=4 --keep-going", "make --keep-going --jobs=4"),
+])
+def test_same_meaning_same_key(a: str, b: str) -> None:
+    assert shell_key(a) == shell_key(b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("cp a b", "cp b a"),
+    ("head -n 5 f", "head -n 6 f"),
+    ("git log", "git status"),
+    ("rm -r x", "rm x"),
+])
+def test_different_meaning_different_key(a: str, b: str) -> None:
+    assert shell_key(a) != shell_key(b)
+
+
+def test_call_key_ignores_name_case_and_key_order() -> None:
+    assert call_key("Read_File", {"path": "a", "limit": 1}) == call_key("read_file", {"limit": 1, "path": "a"})
+
+
+@pytest.mark.parametrize("a, b", [
+    ("2026-11-23T10:00:01Z job running", "2026-11-23T10:00:09Z job running"),
+    ("still running after 3.2s", "still running after 14.8s"),
+    ("worker pid 4102 alive", "worker pid 4399 alive"),
+    ("obj at 0x7f3a0c10", "obj at 0x7f3a9c10"),
+    ("[check #3] pending", "[check #4] pending"),
+])
+def test_volatile_tokens_are_masked(a: str, b: str) -> None:
+    assert mask_volatile(a) == mask_volatile(b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("progress 40%", "progress 60%"),
+    ("3/10 shards done", "4/10 shards done"),
+    ("state=PENDING", "state=RUNNING"),
+])
+def test_progress_is_not_masked(a: str, b: str) -> None:
+    assert mask_volatile(a) != mask_volatile(b)
+
+
+def _records(pattern: str, repeats: int) -> list[CallRecord]:
+    return [CallRecord(tool=c, args_hash=c, result_hash="r") for c in pattern * repeats]
+
+
+def test_cycle_of_three_found_only_when_switched_on() -> None:
+    window = _records("abc", 3)
+    on = LoopDetectionConfig(enabled=True, cycle_max_length=4)
+    assert cycle(window, on) is not None
+    assert detect(window, LoopDetectionConfig(enabled=True, identical_repeat=False), []) is None
+
+
+def test_seed_presets_keep_byte_comparison() -> None:
+    for name in ("seed000", "seed001", "seed004"):
+        cfg = get_preset(name).loop_detection
+        assert not cfg.normalise_calls and not cfg.mask_volatile_output and cfg.cycle_max_length == 2

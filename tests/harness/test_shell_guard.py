@@ -1,0 +1,107 @@
+"""The shell-aware command and path guards: what the switches change, on real runs and on a
+workspace reached only through ``exec``; the seeds' guards stay as they were."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from harness import Agent, HarnessConfig, LocalWorkspace, get_preset
+from harness.security.commands import CommandGuard, check_shell_command
+from harness.security.config import CommandGuardConfig
+from harness.security.patterns import PatternFileError
+from harness.security.paths import check_shell_paths
+from harness.security.shell_parse import parse
+from harness.security.shell_paths import path_words
+from harness.testing import call, scripted
+from harness.workspace import ExecResult
+
+
+def _run(cfg: HarnessConfig, ws: Path, command: str):
+    res = asyncio.run(Agent(cfg, scripted([call("bash", command=command)], "done"), LocalWorkspace(ws)).run("go"))
+    return next(m for m in res.messages if m.role == "tool")
+
+
+@pytest.fixture
+def canary(tmp_path: Path) -> Path:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "rows.csv").write_text("id\n1\n")
+    return tmp_path
+
+
+def test_looplab_blocks_find_delete_and_the_data_survives(canary: Path) -> None:
+    msg = _run(HarnessConfig(command_guard=get_preset("looplab").command_guard), canary, "find data -delete")
+    assert msg.is_error and "bulk-delete" in msg.content
+    assert (canary / "data" / "rows.csv").read_text() == "id\n1\n"
+
+
+def test_seed004_guard_is_unchanged_it_misses_find_delete(canary: Path) -> None:
+    _run(HarnessConfig(command_guard=get_preset("seed004").command_guard), canary, "find data -delete")
+    assert not (canary / "data").exists()
+
+
+@pytest.mark.parametrize("command", ["grep -rl 'rm -rf' .", 'echo "DROP TABLE users"'])
+def test_mentions_are_blocked_by_the_seed_guard_and_not_by_the_shell_aware_one(command: str) -> None:
+    assert CommandGuard(get_preset("seed004").command_guard).check(command).blocked
+    assert not CommandGuard(get_preset("looplab").command_guard).check(command).blocked
+
+
+def test_a_disabled_rule_lets_its_commands_through() -> None:
+    cfg = CommandGuardConfig(enabled=True, shell_aware=True, disabled=["git-clean"])
+    assert not CommandGuard(cfg).check("git clean -fdx").blocked
+    assert CommandGuard(cfg).check("git reset --hard").blocked
+
+
+def test_unparseable_lines_fail_closed_with_a_note_in_the_guidance() -> None:
+    verdict = check_shell_command("rm -rf data $(")
+    assert verdict.blocked and "could not be parsed" in verdict.guidance
+    assert not parse("rm -rf data $(").parsed
+
+
+def test_a_shell_rules_file_without_guidance_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "rules.yaml"
+    bad.write_text("blocked: []\nshell_rules:\n  - {id: rm-rf}\n")
+    with pytest.raises(PatternFileError, match=r"rules\.yaml: shell_rules\[0\]"):
+        CommandGuard(CommandGuardConfig(enabled=True, shell_aware=True, patterns_file=str(bad)))
+
+
+def test_path_words_follow_cd_and_skip_urls_messages_and_printing() -> None:
+    words = path_words("cd src && cat ../a.txt; curl https://x.invalid/y; git commit -m 'see ../b'; echo ../c")
+    assert [(cwd, w) for cwd, w in words if "/" in w or w == "src"] == [(".", "src"), ("src", "../a.txt")]
+
+
+class ExecOnlyWorkspace:
+    """A workspace reached only through ``exec`` (like a container): paths resolve there."""
+
+    def __init__(self, root: Path) -> None:
+        self._local = LocalWorkspace(root)
+        self.root = self._local.root
+
+    async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        return await self._local.exec(command, timeout)
+
+    async def read_file(self, path: str) -> str:
+        return await self._local.read_file(path)
+
+    async def write_file(self, path: str, content: str) -> None:
+        await self._local.write_file(path, content)
+
+
+def test_shell_paths_resolve_inside_an_exec_only_workspace(tmp_path: Path) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    (ws / "src").mkdir(parents=True)
+    outside.mkdir()
+    os.symlink(outside, ws / "link")
+    words = [(".", "src/a.py"), (".", "link/secret"), ("src", "../../outside/x"), (".", "~/.ssh/id_rsa")]
+    checks = asyncio.run(check_shell_paths(ExecOnlyWorkspace(ws), words))
+    assert [c.inside for c in checks] == [True, False, False, False]
+
+
+def test_seed_presets_leave_shell_file_arguments_alone(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "secret.txt").write_text("TOP SECRET")
+    msg = _run(HarnessConfig(path_guard=get_preset("seed004").path_guard), tmp_path / "ws", "cat ../secret.txt")
+    assert "TOP SECRET" in msg.content
