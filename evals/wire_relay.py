@@ -65,11 +65,11 @@ def _request_bytes(head: bytes, body: bytes) -> bytes:
     return ("\r\n".join(out) + "\r\n\r\n").encode("latin-1") + body
 
 
-def take_fault(answer: bytes, fault_dir: str = FAULT_DIR) -> dict[str, Any] | None:
+def take_fault(answer: bytes, fault_dir: str | None = None) -> dict[str, Any] | None:
     """The recorded fault this bridge answer carries (its message appears in it), oldest first;
     the record is used up."""
     text = answer.decode("utf-8", errors="replace")
-    for path in sorted(Path(fault_dir).glob("fault-*.json")):
+    for path in sorted(Path(fault_dir or FAULT_DIR).glob("fault-*.json")):
         try:
             record = json.loads(path.read_text())
         except (OSError, ValueError):
