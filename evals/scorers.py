@@ -111,8 +111,10 @@ def checklist(items: Sequence[str] = ()) -> Scorer:
         values: dict[str, float] = {i: math.nan for i in (*items, *probes)}
         verdicts: dict[str, dict[str, Any]] = {}
         lines = []
+        no_surface = evidence.run.get("not_applicable") or {}  # items the harness cannot face
         for item_id, spec in probes.items():
-            verdict = await judge_item(spec, evidence)
+            verdict = (Verdict.not_applicable(no_surface[item_id]) if item_id in no_surface
+                       else await judge_item(spec, evidence))
             verdicts[item_id] = {"state": str(verdict.state), "passed": verdict.passed,
                                  "figure": verdict.figure, "unit": verdict.unit,
                                  "explanation": verdict.explanation}

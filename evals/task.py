@@ -11,11 +11,13 @@ import yaml
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import get_model
-from inspect_ai.solver import Solver, chain
+from inspect_ai.solver import Solver
 from inspect_ai.util import SandboxEnvironmentSpec
 from pydantic import ValidationError
 
 from evals.agents import looplab_agent, setup_workspace
+from evals.harnesses.configs import is_spec, spec_agent, spec_sandbox
+from evals.harnesses.spec import harness_ids
 from evals.scorers import checklist
 from harness.presets import PresetError, get_preset, preset_names
 from scenarios.loader import load_library, select
@@ -26,7 +28,7 @@ PEERS = ("inspect-react",)
 
 
 def configurations() -> list[str]:
-    return preset_names() + list(PEERS)
+    return preset_names() + list(PEERS) + harness_ids()
 
 
 def sample_for(s: Scenario) -> Sample:
@@ -91,6 +93,8 @@ def agent_for(config: str, fallbacks: list[str], overrides: str = "", proxy: str
         from evals.peers import peer_agent
 
         return peer_agent(config)
+    if is_spec(config):  # a harness spec (sandboxes/harnesses/<id>/harness.yaml)
+        return spec_agent(config, overrides, proxy)
     try:
         return harness_agent(get_preset(config, **parse_overrides(overrides)), fallbacks, proxy or None)
     except PresetError as e:
@@ -131,9 +135,11 @@ def looplab_suite(
     items = sorted({i for s in chosen for i in (*s.probes, *(s.real_model.probes if s.real_model else {}))})
     return Task(
         dataset=MemoryDataset(samples, name="looplab-scenarios"),
-        solver=chain(setup_workspace(), agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy)),
+        # set-up as the task's own: a solver given with --solver gets the workspace too
+        setup=setup_workspace(),
+        solver=agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy),
         scorer=checklist(items),
-        sandbox=sandbox_spec(sandbox),
+        sandbox=spec_sandbox(config, sandbox) if is_spec(config) else sandbox_spec(sandbox),
         name=task_name(config, overrides),
         display_name=label,
         tags=["looplab", config, *(["ablation"] if overrides else [])],

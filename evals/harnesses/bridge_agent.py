@@ -1,0 +1,227 @@
+"""Run a harness spec inside the sandbox, its model calls served by inspect's agent bridge.
+
+The bridge (``inspect_ai.agent.sandbox_agent_bridge``) serves the OpenAI, Anthropic and Google
+APIs on 127.0.0.1:<port> inside the container and routes them to the eval's model (the
+scripted actor). The harness process runs with a wall-clock limit; its exit code, the tail of
+its output and counters from the actor's observations go to the sample store under the same
+keys as our in-process harness (``EXIT_KEY``, ``RUN_KEY``), so the same judges score it.
+
+A harness that never reached the model (image without the harness, a launch that failed, a
+crash before its first request) raises: the sample is an *error*, never a verdict.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from inspect_ai.agent import AgentState, sandbox_agent_bridge
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.util import sandbox, store
+
+from evals.agents import EXIT_KEY, RUN_KEY
+from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
+from evals.scripted_provider import OBSERVATIONS_KEY
+from scenarios.loader import get_scenario
+
+DIALECT_KEY = "looplab:dialect"
+"""The action dialect of the harness under test (``HarnessSpec.dialect``) for the actor."""
+HARNESS_KEY = "looplab:harness"
+PORT = 13131
+LOG = "/tmp/looplab-harness.log"
+TASK_FILE = "/tmp/looplab-task.txt"
+MODEL = "inspect"
+NOT_ACTIONS = ("Answer", "Empty", "ThoughtOnly", "Summary")
+"""Actor replies that ask the harness to do nothing."""
+
+
+DRIVER_REASON = ("the scenario sends further messages or a user stop while the run goes on; a "
+                 "harness spec is launched once with the task and has no channel for them")
+
+
+class HarnessDidNotRun(RuntimeError):
+    """The harness under test never got to act: an infrastructure error, not a verdict."""
+
+
+class ModelCallLimit(Exception):
+    """Raised by the bridge filter once a harness exceeds ``finish.model_call_limit``."""
+
+    status_code = 400
+
+
+async def wait_for_bridge(port: int, timeout_s: float = 30.0) -> None:
+    """Wait until the bridge accepts on 127.0.0.1:``port`` (a request sent earlier fails)."""
+    probe = "\n".join([
+        "import socket, sys, time",
+        f"end = time.time() + {timeout_s}",
+        "while time.time() < end:",
+        f"    try: socket.create_connection(('127.0.0.1', {port}), 1).close(); sys.exit(0)",
+        "    except OSError: time.sleep(0.1)",
+        "sys.exit(1)"])
+    res = await sandbox().exec(["python3", "-c", probe], timeout=int(timeout_s) + 10)
+    if res.returncode != 0:
+        raise HarnessDidNotRun(f"the model bridge did not listen on 127.0.0.1:{port} within "
+                               f"{timeout_s:.0f} s: {res.stderr[-300:]}")
+
+
+def flatten(conditions: dict[str, Any], prefix: str = "") -> list[str]:
+    """``{"a": {"b": 1}}`` → ``["a.b=1"]`` (leaves as YAML scalars; lists and maps as JSON)."""
+    import json
+
+    out: list[str] = []
+    for key, value in conditions.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.extend(flatten(value, f"{path}."))
+        else:
+            out.append(f"{path}={json.dumps(value) if isinstance(value, list | dict) else value}")
+    return out
+
+
+def command_for(spec: HarnessSpec, task: str, workdir: str, conditions: dict[str, Any],
+                fallbacks: list[str]) -> list[str]:
+    """The launch argv with its placeholders filled in."""
+    values = placeholder_values(workdir) | {"{task}": task}
+    argv: list[str] = []
+    for arg in spec.launch:
+        if arg == "{conditions}":
+            argv += [x for item in flatten(conditions) for x in (spec.conditions_flag, item)]
+        elif arg == "{fallbacks}":
+            argv += [x for name in fallbacks for x in (spec.fallback_flag, name)]
+        else:
+            for key, value in values.items():
+                arg = arg.replace(key, value)
+            argv.append(arg)
+    return argv
+
+
+def placeholder_values(workdir: str) -> dict[str, str]:
+    return {"{task_file}": TASK_FILE, "{base_url}": f"http://127.0.0.1:{PORT}/v1",
+            "{bridge_url}": f"http://127.0.0.1:{PORT}", "{model}": MODEL, "{workdir}": workdir,
+            "{home}": HOME_IN_IMAGE}
+
+
+def environment(spec: HarnessSpec, workdir: str) -> dict[str, str]:
+    values = placeholder_values(workdir)
+    env = {"OPENAI_BASE_URL": values["{base_url}"], "OPENAI_API_KEY": "looplab",
+           "ANTHROPIC_BASE_URL": values["{bridge_url}"], "ANTHROPIC_API_KEY": "looplab",
+           "GOOGLE_GEMINI_BASE_URL": values["{bridge_url}"], "GEMINI_API_KEY": "looplab",
+           "LOOPLAB_MODEL": MODEL, "LOOPLAB_TASK_FILE": TASK_FILE,
+           # HOME in a scratch dir: a harness writing its config there keeps the container reusable
+           "HOME": "/tmp/looplab-home", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1"}
+    for key, value in spec.env.items():
+        for name, v in values.items():
+            value = value.replace(name, v)
+        env[key] = value
+    return env
+
+
+def call_limiter(limit: int) -> Any:
+    """A bridge filter that refuses model calls beyond ``limit``."""
+    calls = 0
+
+    async def limiter(model: Any, messages: list[ChatMessage], tools: list[ToolInfo],
+                      tool_choice: ToolChoice | None, config: GenerateConfig) -> ModelOutput | None:
+        nonlocal calls
+        calls += 1
+        if calls > limit:
+            store().set("looplab:harness:cut_off", True)
+            raise ModelCallLimit(f"looplab: model call limit {limit} reached")
+        return None
+
+    return limiter
+
+
+@solver
+def bridge_agent(spec: HarnessSpec) -> Solver:
+    """The harness of ``spec`` as the agent under test (its image must be the sample's sandbox)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scenario = get_scenario(str(state.metadata["scenario_id"]))
+        store().set(DIALECT_KEY, spec.dialect)
+        store().set(HARNESS_KEY, spec.id)
+        if scenario.driver is not None:
+            return not_run(spec, state, DRIVER_REASON)
+        workdir = await _workdir(scenario.workdir)
+        fallbacks = [f.removeprefix("scripted/") for f in scenario.fallback_models]
+        aliases: dict[str, str | Model] = {name: get_model(f) for name, f in zip(fallbacks, scenario.fallback_models, strict=True)}
+        argv = command_for(spec, state.input_text, workdir, scenario.harness, fallbacks)
+        await sandbox().write_file(TASK_FILE, state.input_text)
+        async with sandbox_agent_bridge(AgentState(messages=state.messages), port=PORT, model_aliases=aliases or None,
+                                        filter=call_limiter(spec.finish.model_call_limit)) as bridge:
+            await wait_for_bridge(PORT)
+            exit_code, tail = await _launch(spec, argv, workdir)
+            state.messages = bridge.state.messages
+            if bridge.state.output is not None:
+                state.output = bridge.state.output
+        record(spec, state, exit_code, tail)
+        return state
+
+    return solve
+
+
+async def _workdir(sub: str | None) -> str:
+    root = (await sandbox().exec(["pwd"])).stdout.strip() or "/workspace"
+    if not sub:
+        return root
+    path = f"{root.rstrip('/')}/{sub.strip('/')}"
+    await sandbox().exec(["mkdir", "-p", path])
+    return path
+
+
+async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int, str]:
+    """Run ``argv`` under ``timeout`` with its output in a log file; → (exit code, output tail).
+    Exit code 124/137: stopped by the wall-clock limit."""
+    limit = int(spec.finish.timeout_s)
+    script = f"exec timeout -k 5 {limit} \"$@\" >{LOG} 2>&1 </dev/null"
+    try:
+        res = await sandbox().exec(["bash", "-c", script, "harness", *argv], cwd=workdir,
+                                   env=environment(spec, workdir), timeout=limit + 30)
+        code = res.returncode
+    except TimeoutError:
+        code = 124
+    tail = await sandbox().exec(["tail", "-c", "4000", LOG], timeout=30)
+    return code, tail.stdout
+
+
+def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str) -> None:
+    """Leave the run's evidence in the store; raise ``HarnessDidNotRun`` if it never acted."""
+    seen: list[dict[str, Any]] = store().get(OBSERVATIONS_KEY, [])
+    obs = [o for o in seen if "summary_request" in o]
+    replies = [o for o in obs if "action" in o]
+    actions = [o for o in replies if o["action"] not in NOT_ACTIONS]
+    cut_off = bool(store().get("looplab:harness:cut_off", False))
+    if not obs:
+        how = "timed out" if exit_code in (124, 137) else f"exited with code {exit_code}"
+        raise HarnessDidNotRun(f"harness {spec.id}: {how} before its first model request "
+                               f"(launch: {shlex.join(spec.launch)[:200]}); output tail: "
+                               f"{tail[-1500:]}")
+    status = ("cut_off" if cut_off else "timeout" if exit_code in (124, 137)
+              else spec.finish.exit_statuses.get(exit_code, "crashed"))
+    store().set(EXIT_KEY, status)
+    store().set(RUN_KEY, {
+        "not_applicable": no_surface(spec, state),
+        "harness": spec.id, "dialect": spec.dialect, "exit_code": exit_code,
+        "output_tail": tail[-2000:], "model_calls": len(obs), "turns": len(replies),
+        "tool_calls": sum(len(o.get("tools_called") or []) or 1 for o in actions),
+        "acted": bool(actions), "message": (state.output.completion if state.output else "")[:500],
+    })
+
+
+def no_surface(spec: HarnessSpec, state: TaskState, reason: str | None = None) -> dict[str, str]:
+    """Items of the scenario the harness has no surface for → why (``reason`` for all)."""
+    probes = get_scenario(str(state.metadata["scenario_id"])).probes
+    found = {i: reason or spec.no_surface_reason(i) for i in probes}
+    return {item: f"{spec.id} {why}" if reason is None else why
+            for item, why in found.items() if why}
+
+
+def not_run(spec: HarnessSpec, state: TaskState, reason: str) -> TaskState:
+    """A scenario the harness cannot be put through: every item not applicable, no launch."""
+    store().set(EXIT_KEY, "not_run")
+    store().set(RUN_KEY, {"harness": spec.id, "acted": False, "model_calls": 0, "turns": 0,
+                          "tool_calls": 0, "not_applicable": no_surface(spec, state, reason)})
+    return state

@@ -1,0 +1,39 @@
+"""Harness specs as configurations of the looplab task, beside the presets and peers."""
+
+from __future__ import annotations
+
+from inspect_ai.solver import Solver
+from inspect_ai.util import SandboxEnvironmentSpec
+
+from evals.harnesses.spec import get_spec, load_specs
+
+
+def is_spec(config: str) -> bool:
+    return config in load_specs()
+
+
+def spec_agent(config: str, overrides: str = "", proxy: str = "") -> Solver:
+    """The solver running harness spec ``config`` inside the sandbox."""
+    from evals.harnesses.bridge_agent import bridge_agent
+
+    if overrides:
+        raise ValueError(f"task argument overrides: not supported for harness spec {config!r} "
+                         "(change the spec's launch command instead)")
+    if proxy:
+        raise ValueError(f"task argument proxy: not supported for harness spec {config!r} yet")
+    return bridge_agent(get_spec(config))
+
+
+def spec_sandbox(config: str, sandbox: str) -> SandboxEnvironmentSpec:
+    """The Docker sandbox running the spec's image (built first if missing). Harness specs run
+    only there: never on ``local``, never in the eval process."""
+    if sandbox != "docker":
+        raise ValueError(f"task argument sandbox: harness spec {config!r} runs only in the docker "
+                         f"sandbox (got {sandbox!r}): third-party code is never run unisolated")
+    from evals.harnesses.image import ensure_image
+    from sandboxes.docker_provider import DockerSandboxConfig
+
+    tag = ensure_image(get_spec(config))
+    # More memory than a scenario's shell needs: the harness and its libraries run inside too.
+    return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig(image=tag, memory="2g",
+                                                                        pids_limit=512))
