@@ -201,6 +201,10 @@ def _identity(text: str) -> str:
     return text
 
 
+NO_REDACTION: Redactor = _identity
+"""The redactor ``make_redactor`` returns when redaction is off (callers may skip the walk)."""
+
+
 def redact_obj(obj: Any, redact: Redactor) -> Any:
     """``obj`` (JSON-like) with every string in it passed through ``redact`` (structure kept, so
     a replacement can never break the JSON around it)."""

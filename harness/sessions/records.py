@@ -46,6 +46,13 @@ def message_record(m: Message) -> dict[str, Any]:
         return {**rec, "tool_calls": calls} if calls else rec
 
 
+def bounded_message(m: Message) -> Message:
+    """A copy of ``m`` whose tool-call arguments have their too-deep parts escaped."""
+    calls = [c.model_copy(update={"arguments": _bounded(c.arguments, 1, set())})
+             for c in m.tool_calls]
+    return m.model_copy(update={"tool_calls": calls})
+
+
 def _bounded(obj: Any, depth: int, active: set[int]) -> Any:
     """``obj`` with every container deeper than ``MAX_DEPTH`` (or inside itself) escaped."""
     if not isinstance(obj, dict | list | tuple):

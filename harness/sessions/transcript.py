@@ -36,8 +36,8 @@ from pydantic import ValidationError
 
 from harness.events import subsystem_logger
 from harness.messages import Message
-from harness.sessions.files import FileStore, Redactor, make_redactor, redact_obj
-from harness.sessions.records import message_record, record_line
+from harness.sessions.files import NO_REDACTION, FileStore, Redactor, make_redactor, redact_obj
+from harness.sessions.records import bounded_message, message_record, record_line
 
 log = subsystem_logger("sessions.transcript")
 
@@ -233,6 +233,11 @@ class TranscriptWriter:
                 await self._write()
             return len(new_lines)
 
+    @property
+    def pending(self) -> int:
+        """Records not yet on disk (a failed flush keeps them for the next one)."""
+        return len(self._pending) + len(self._markers)
+
     async def _write(self) -> None:
         assert self._lines is not None
         pending = self._pending
@@ -279,8 +284,18 @@ class TranscriptWriter:
                 rewritten += 1
                 continue
             self._remember(m)
-            lines.append(record_line(message_record(redact_message(m, self.redact))))
+            lines.append(record_line(message_record(self._safe(m))))
         return lines, rewritten
+
+    def _safe(self, m: Message) -> Message:
+        """``m`` as it may be persisted: redacted (arguments nested too deep to walk are escaped
+        first, so their text is redacted too)."""
+        if self.redact is NO_REDACTION:
+            return m
+        try:
+            return redact_message(m, self.redact)
+        except RecursionError:
+            return redact_message(bounded_message(m), self.redact)
 
     def _remember(self, m: Message) -> None:
         self._call_ids.update(c.id for c in m.tool_calls)

@@ -11,7 +11,9 @@ It must be the last control: it persists what the other controls added (nudges, 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
 
 from harness.config import TranscriptConfig
 from harness.controls.base import Control
@@ -24,6 +26,19 @@ from harness.state import RunState
 from harness.workspace import Workspace
 
 log = subsystem_logger("sessions.transcript")
+
+
+class TranscriptWriteFailed(BaseModel):
+    """The ``transcript.write_failed`` event: a flush could not reach the store. Nothing is
+    dropped: the records stay queued and the next flush writes them (and repairs the file)."""
+
+    TYPE: ClassVar[str] = "transcript.write_failed"
+    path: str
+    error: str
+    """``<exception type>: <message>``."""
+    error_type: str
+    pending_records: int
+    """Records waiting for the next flush."""
 
 
 class TranscriptControl(Control):
@@ -68,11 +83,15 @@ class TranscriptControl(Control):
             self._writer.marker(name, **data)
 
     async def flush(self, run: RunState) -> None:
+        writer = self.writer(run.workspace)
         try:
-            await self.writer(run.workspace).sync(run.messages)
+            await writer.sync(run.messages)
         except Exception as e:  # persistence must not kill the agent; say so loudly instead
             log.warning("transcript %s: write failed: %s", self.path, e)
-            run.emit("transcript.write_failed", path=self.path, error=f"{type(e).__name__}: {e}")
+            failed = TranscriptWriteFailed(path=self.path, error=f"{type(e).__name__}: {e}",
+                                           error_type=type(e).__name__,
+                                           pending_records=writer.pending)
+            run.emit(TranscriptWriteFailed.TYPE, **failed.model_dump())
 
     async def before_model(self, run: RunState) -> None:
         await self.flush(run)

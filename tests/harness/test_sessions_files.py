@@ -117,13 +117,13 @@ def test_killing_a_writer_mid_append_loses_no_earlier_record_and_resumes(tmp_pat
         whole = load_transcript(path)
         assert whole[0].content == "sys" and len(whole) == len(lines) - 1
 
-        async def resume() -> list[Message]:
+        async def resume(text: str) -> list[Message]:
             writer = TranscriptWriter(HostStore(tmp_path), "t.jsonl")
             history = await writer.open()
-            await writer.sync([*history, Message.user(f"resumed {attempt}")])
+            await writer.sync([*history, Message.user(text)])
             return history
 
-        history = asyncio.run(resume())
+        history = asyncio.run(resume(f"resumed {attempt}"))
         assert [m.content for m in history] == [m.content for m in whole]
         after = path.read_text()
         records = [json.loads(line) for line in after.splitlines()]  # the torn tail is gone

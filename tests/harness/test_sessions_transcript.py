@@ -211,3 +211,81 @@ def test_host_dir_keeps_the_transcript_out_of_the_workspace(tmp_path: Path) -> N
     assert control.location(ws) == str(host / ".looplab/sessions/s9.jsonl")
     assert [m.content for m in load_transcript(control.location(ws))][1:] == ["hi", "ok"]
     assert not (tmp_path / "ws" / ".looplab").exists()
+
+
+# --- nothing stops persisting --------------------------------------------------------------------
+
+def test_lone_surrogates_are_escaped_and_read_back_verbatim(tmp_path: Path) -> None:
+    odd = "half a pair: \ud83d and \udc00 end"
+    c = ToolCall(id="c1", name="write_file", arguments={"path": "x", "content": odd})
+    history = [Message.system("sys"), Message.user(odd), Message(role="assistant", tool_calls=[c]),
+               Message.tool(c, odd), Message.user("after")]
+
+    async def write() -> None:
+        await TranscriptWriter(HostStore(tmp_path), "s.jsonl").sync(history)
+
+    asyncio.run(write())
+    raw = (tmp_path / "s.jsonl").read_bytes()
+    raw.decode("utf-8")  # valid UTF-8 on disk
+    loaded = load_transcript(tmp_path / "s.jsonl")
+    assert [m.content for m in loaded] == [m.content for m in history]
+    assert loaded[2].tool_calls[0].arguments["content"] == odd
+
+
+def test_nesting_too_deep_to_encode_is_escaped_not_dropped(tmp_path: Path) -> None:
+    from harness.sessions.records import ESCAPED_KEY, MAX_DEPTH
+
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):  # deeper than json.dumps can recurse
+        node["a"] = {}
+        node = node["a"]
+    node["leaf"] = "bottom"
+    c = ToolCall(id="c1", name="bash", arguments={"command": "x", "deep": deep})
+    history = [Message.system("sys"), Message(role="assistant", tool_calls=[c]),
+               Message.tool(c, "ok"), Message.user("after")]
+
+    async def write() -> None:
+        await TranscriptWriter(HostStore(tmp_path), "s.jsonl").sync(history)
+
+    asyncio.run(write())
+    loaded = load_transcript(tmp_path / "s.jsonl")
+    assert [m.content for m in loaded] == ["sys", "", "ok", "after"]
+    node = loaded[1].tool_calls[0].arguments["deep"]
+    depth = 1
+    while ESCAPED_KEY not in node:
+        node, depth = node["a"], depth + 1
+    assert depth <= MAX_DEPTH  # escaped where the depth bound is, not higher up
+    escaped = node[ESCAPED_KEY]
+    assert escaped.startswith('{"a":{"a":') and escaped.rstrip("}").endswith('{"leaf":"bottom"')
+    assert escaped.count("{") == escaped.count("}") == 5002 - depth  # all the rest
+
+
+def test_a_failed_flush_is_a_typed_event_and_its_records_are_written_later(tmp_path: Path) -> None:
+    from harness.sessions.transcript_control import TranscriptWriteFailed
+    from harness.testing import FunctionModel
+
+    sessions = tmp_path / ".looplab" / "sessions"
+    aside = tmp_path / "aside"
+    calls = 0
+
+    def model_fn(messages, tools):
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # the store breaks: a file where the directory was
+            sessions.rename(aside)
+            sessions.write_text("in the way")
+        if calls == 3:  # and recovers
+            sessions.unlink()
+            aside.rename(sessions)
+        return [call("bash", command=f"echo {calls}")] if calls < 4 else "done"
+
+    result = asyncio.run(Agent(ON, FunctionModel(model_fn), LocalWorkspace(tmp_path)).run("go"))
+    assert result.status is ExitStatus.COMPLETED
+    failed = [TranscriptWriteFailed.model_validate(e.data) for e in result.events
+              if e.type == TranscriptWriteFailed.TYPE]
+    assert failed, "the broken store must be reported"
+    assert failed[0].error_type in {"FileExistsError", "NotADirectoryError"}
+    assert failed[0].pending_records > 0
+    # Every message, also those of the failed flushes, reached the file once the store recovered.
+    assert _dumps(load_transcript(_only_transcript(tmp_path))) == _dumps(result.messages)
