@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scenarios.families import FAMILIES_DIR, FamilyError, build_family, load_families, load_table, rows
+from scenarios.families import (
+    FAMILIES_DIR,
+    FamilyError,
+    build_family,
+    load_families,
+    load_table,
+    rows,
+)
 from scenarios.loader import load_library, select
 
 TABLES = sorted(FAMILIES_DIR.glob("*.yaml"))
