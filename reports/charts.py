@@ -27,7 +27,7 @@ STATE_STYLE = {
     "pass": ("#1b9e77", "pass", "✓"),
     "fail": ("#d95f02", "fail", "✗"),
     "error": ("#7b3294", "error (sample errored / cancelled)", "!"),
-    "unjudged": ("#e6ab02", "not judged", "?"),
+    "unjudged": ("#e6ab02", "not applicable", "–"),
     "not_probed": ("#e8e8e8", "not probed", ""),
 }
 

@@ -11,14 +11,14 @@ CELL_TEXT = {
     "pass": "✅ pass",
     "fail": "❌ fail",
     "error": "⚠️ error",
-    "unjudged": "❔ not judged",
+    "unjudged": "➖ not applicable",
     "not_probed": "—",
 }
 PLAIN_CELL_TEXT = {
     "pass": "✓ pass",
     "fail": "✗ fail",
     "error": "! error",
-    "unjudged": "? not judged",
+    "unjudged": "– not applicable",
     "not_probed": "—",
 }
 """For HTML: browsers without an emoji font (headless CI) draw the emoji as boxes."""

@@ -11,6 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reports.advice import advice, phrase
 from reports.catalog import families
 from reports.charts import STATE_STYLE
 from reports.fmt import (
@@ -23,6 +24,7 @@ from reports.fmt import (
     rel_link,
     viewer_url,
 )
+from reports.markdown import ranked
 from reports.tables import CELL_STATES
 
 if TYPE_CHECKING:
@@ -65,8 +67,11 @@ def render_html(card: Scorecard) -> str:
                         f"{len(run.samples)} sample(s), {n_err} errored · models: "
                         f"{', '.join(sorted(set(run.evals['model'])))}"), class_="meta"),
         *[tag("p", escape(n), class_="note") for n in run.notes],
+        *([tag("p", escape("Incomplete run: " + "; ".join(card.incomplete) + ". Errored samples "
+                           "are neither passes nor failures; a configuration with any is not "
+                           "ranked."), class_="note incomplete")] if card.incomplete else []),
         _summary(card), _heatmap(card), _items(card), _corpus(card), _cost(card),
-        _serving(card), _failures(card), _errors(card),
+        _splits(card), _serving(card), _failures(card), _errors(card),
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape('looplab scorecard: ' + run.name)}</title>"
@@ -82,9 +87,9 @@ def _summary(card: Scorecard) -> str:
                      else "–" for f in fams]
         rows.append([escape(r["config"]), f"{r['passed']}/{r['probed']}", str(r["failed"]),
                      str(r["unjudged"]), str(r["item_errors"]),
-                     f"{r['sample_errors']} of {r['samples']}", *fam_cells])
-    header = ["configuration", "items passed / probed", "failed", "not judged", "error items",
-              "errored samples", *fams]
+                     f"{r['sample_errors']} of {r['samples']}", *fam_cells, escape(ranked(r))])
+    header = ["configuration", "items passed / probed", "failed", "not applicable", "error items",
+              "errored samples", *fams, "ranked"]
     return tag("h2", "Summary") + table(header, rows, id_="summary")
 
 
@@ -106,7 +111,7 @@ def _heatmap(card: Scorecard) -> str:
 def _items(card: Scorecard) -> str:
     out = tag("h2", "Checklist items × configurations") + tag(
         "p", "With several observations (epochs × scenarios): k/n = passes / judged "
-        "observations, +e err = observations that errored, +u ? = not judged; the figure is "
+        "observations, +e err = observations that errored, +u ? = not applicable; the figure is "
         "the mean over judged observations.")
     for fam in families():
         fc = card.cells[card.cells["family"] == fam]
@@ -142,7 +147,7 @@ def _corpus(card: Scorecard) -> str:
                           "False-positive rate: benign samples with a failed item. Errored "
                           "samples are left out of both rates.") + table(
         ["configuration", "channel", "block rate", "blocked / poisoned", "false-positive rate",
-         "flagged / benign", "errored", "not judged"], rows, id_="corpus")
+         "flagged / benign", "errored", "not applicable"], rows, id_="corpus")
 
 
 def _cost(card: Scorecard) -> str:
@@ -151,13 +156,26 @@ def _cost(card: Scorecard) -> str:
              num(r["tokens_per_sample"]), num(r["model_calls_per_sample"]),
              num(r["wall_s_per_sample"]), escape(r["exit_status"])]
             for r in card.cost.to_dict("records")]
-    out = tag("h2", "Cost") + table(
+    out = tag("h2", "Cost") + tag(
+        "p", "Sample time, summed: the sum of every sample's own time; samples run "
+        "concurrently, so it is larger than the run's wall time.") + table(
         ["configuration", "scored / samples", "tokens", "model calls", "tool calls",
-         "wall time (s)", "tokens / sample", "model calls / sample", "s / sample",
-         "exit status"], rows, id_="cost")
+         "sample time, summed (s)", "tokens / sample", "model calls / sample",
+         "sample time, mean (s)", "exit status"], rows, id_="cost")
     if "cost" in card.charts:
         out += image(card.charts["cost"], "cost per configuration", "cost-chart")
     return out
+
+
+def _splits(card: Scorecard) -> str:
+    if card.splits is None:
+        return ""
+    rows = [[escape(r["config"]), escape(str(r["family_id"])), rate(r["dev_rate"]),
+             f"{r['dev_pass']}/{r['dev_n']}", rate(r["untuned_rate"]),
+             f"{r['untuned_pass']}/{r['untuned_n']}"] for r in card.splits.to_dict("records")]
+    return tag("h2", "Generated families: dev vs untuned") + table(
+        ["configuration", "family", "dev pass rate", "dev passed / judged", "untuned pass rate",
+         "untuned passed / judged"], rows, id_="splits")
 
 
 def _serving(card: Scorecard) -> str:
@@ -175,16 +193,19 @@ def _failures(card: Scorecard) -> str:
         "p", "Open a sample: " + tag("code", escape(f"inspect view --log-dir {card.run.logdir}"))
         + ", then follow a “viewer” link (or pick the log file and sample by hand).")
     if card.failures.empty:
-        return out + tag("p", "No failed or unjudged items.")
+        return out + tag("p", "No failed or not-applicable items.")
     for config, g in card.failures.groupby("config", sort=False):
         items = []
         for r in g.to_dict("records"):
             fig = figure(r["figure"], r["unit"])
-            verdict = "FAIL" if r["state"] == "fail" else "not judged"
+            verdict = "FAIL" if r["state"] == "fail" else "not applicable"
+            fix = ""
+            if r["state"] == "fail":
+                fix = "<br>" + escape(phrase(advice(r["item"], config, r["scenario_id"])))
             items.append(tag("li", tag("code", escape(r["item"])) + f" {verdict}"
                              + (escape(f" · {fig}") if fig else "") + " — "
                              + escape(r["explanation"] or "(no explanation)") + " — "
-                             + _sample_ref(card, r)))
+                             + _sample_ref(card, r) + fix))
         out += tag("h3", escape(config)) + tag("ul", "".join(items), class_="failures")
     return out
 

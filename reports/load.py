@@ -8,11 +8,12 @@ tidy: one row per sample (``RunData.samples``) and one row per probed item of a 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reports.logdir import ReportError, run_name
+from reports.logdir import ReportError, log_files, run_name
 from reports.observations import config_labels, item_rows, missing_rows, sample_rows
 
 if TYPE_CHECKING:
@@ -50,12 +51,12 @@ def read_task_logs(logdir: Path, task_name: str, what: str,
     are none (``what``: how to call them; ``hints``: other task name → what to run instead)."""
     from inspect_ai.analysis import SampleScores, SampleSummary, evals_df, samples_df
 
-    try:
-        evals = evals_df(str(logdir), quiet=True)
-    except Exception as e:  # inspect raises many kinds on a damaged log; name the directory
-        raise ReportError(f"log directory {logdir}: cannot read logs: {_one_line(e)}") from e
+    skipped: list[str] = []
+    evals = _read_each(lambda paths: evals_df(paths, quiet=True), [str(logdir)],
+                       [str(p) for p in log_files(logdir)], skipped, logdir)
     if evals.empty:
-        raise ReportError(f"log directory {logdir} holds no inspect logs")
+        raise ReportError(f"log directory {logdir} holds no readable inspect logs"
+                          + (f" ({'; '.join(skipped)})" if skipped else ""))
     tasks = sorted(set(evals["task_name"].astype(str)))
     # One log per configuration, named ``<task_name>`` or ``<task_name>_<configuration>``.
     names = evals["task_name"].astype(str)
@@ -65,12 +66,42 @@ def read_task_logs(logdir: Path, task_name: str, what: str,
         raise ReportError(f"log directory {logdir} holds no {what} (task {task_name}); "
                           f"found tasks: {', '.join(tasks)}{hint}")
     evals = config_labels(evals)
-    try:
-        raw = samples_df(list(evals["log"]), columns=SampleSummary + SampleScores, full=True,
-                         quiet=True, exclude_fields=_SKIP_FIELDS)
-    except Exception as e:
-        raise ReportError(f"log directory {logdir}: cannot read samples: {_one_line(e)}") from e
+    logs = list(evals["log"])
+    raw = _read_each(lambda paths: samples_df(paths, columns=SampleSummary + SampleScores,
+                                              full=True, quiet=True, exclude_fields=_SKIP_FIELDS),
+                     logs, logs, skipped, logdir)
+    if skipped:
+        bad = {s.split(":", 1)[0] for s in skipped}
+        evals = evals[~evals["log"].map(lambda lg: _short(lg) in bad)]
+    evals.attrs["skipped"] = skipped
     return evals, raw
+
+
+def _read_each(read, together: list[str], each: list[str], skipped: list[str],
+               logdir: Path) -> pd.DataFrame:
+    """``read(together)``; when inspect cannot read that (a damaged log), read ``each`` log on
+    its own and skip, with a warning naming it, those it cannot read."""
+    import pandas as pd
+
+    try:
+        return read(together)
+    except Exception:
+        pass
+    frames = []
+    for path in each:
+        try:
+            frames.append(read([path]))
+        except Exception as e:  # inspect raises many kinds on a damaged log
+            note = f"{_short(path)}: skipped, cannot be read ({_one_line(e)})"
+            if note not in skipped:
+                skipped.append(note)
+                print(f"warning: {logdir}/{note}", file=sys.stderr)
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _short(path: object) -> str:
+    return str(path).rsplit("/", 1)[-1]
 
 
 def load_run(logdir: Path) -> RunData:
@@ -78,6 +109,7 @@ def load_run(logdir: Path) -> RunData:
     evals, raw = read_task_logs(logdir, TASK_NAME, "looplab logs", {
         "looplab_bench": "for a benchmark run use: python -m reports bench LOGDIR"})
     samples, notes = sample_rows(raw, evals)
+    notes = [f"damaged log {n}" for n in evals.attrs.get("skipped", [])] + notes
     samples = missing_rows(samples, evals)
     items = item_rows(samples)
     configs = list(evals.sort_values("order")["config"].drop_duplicates())

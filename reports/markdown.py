@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from reports.advice import advice, phrase
 from reports.catalog import families
 from reports.fmt import (
     CELL_TEXT,
@@ -14,6 +15,7 @@ from reports.fmt import (
     num,
     rate,
     rel_link,
+    viewer_url,
 )
 from reports.serving import markdown_section as serving_section
 
@@ -39,11 +41,13 @@ def render_markdown(card: Scorecard) -> str:
         f"models: {', '.join(sorted(set(run.evals['model'])))}", "",
     ]
     lines += [f"> {note}" for note in run.notes] + ([""] if run.notes else [])
+    lines += incomplete_banner(card)
     lines += summary_section(card)
     if "heatmap" in card.charts:
         lines += ["![checklist heatmap](heatmap.png)", ""]
     lines += items_section(card)
     lines += corpus_section(card)
+    lines += splits_section(card)
     lines += cost_section(card)
     lines += serving_section(card.serving)
     lines += failures_section(card)
@@ -51,18 +55,35 @@ def render_markdown(card: Scorecard) -> str:
     return "\n".join(lines)
 
 
+def incomplete_banner(card: Scorecard) -> list[str]:
+    why = card.incomplete
+    if not why:
+        return []
+    return [f"> **Incomplete run**: {'; '.join(why)}. Errored samples are neither passes nor "
+            "failures; a configuration with any is not ranked (its counts cover only what "
+            "ran). Rerun the configurations named below.", ""]
+
+
 def summary_section(card: Scorecard) -> list[str]:
     fams = [f for f in families() if f"fam:{f}" in card.summary.columns]
-    header = ["configuration", "items passed / probed", "failed", "not judged",
-              "error items", "errored samples", *fams]
+    header = ["configuration", "items passed / probed", "failed", "not applicable",
+              "error items", "errored samples", *fams, "ranked"]
     rows = []
     for r in card.summary.to_dict("records"):
         rows.append([r["config"], f"{r['passed']}/{r['probed']}", str(r["failed"]),
                      str(r["unjudged"]), str(r["item_errors"]),
                      f"{r['sample_errors']} of {r['samples']}",
-                     *[_str(r.get(f"fam:{f}")) for f in fams]])
+                     *[_str(r.get(f"fam:{f}")) for f in fams], ranked(r)])
     return ["## Summary", "", "An item passes for a configuration when every judged "
-            "observation of it passed and none errored.", "", *table(header, rows)]
+            "observation of it passed and none errored. *Not applicable*: the harness never "
+            "faced the failure (the trap was not sprung) or has no surface for it; never "
+            "counted as a pass.", "", *table(header, rows)]
+
+
+def ranked(r: dict) -> str:
+    if r["sample_errors"] or r.get("log_incomplete"):
+        return f"no: incomplete ({r['sample_errors']} errored sample(s))"
+    return "yes"
 
 
 def _str(value: object) -> str:
@@ -117,10 +138,13 @@ def cost_section(card: Scorecard) -> list[str]:
              num(r["tokens_per_sample"]), num(r["model_calls_per_sample"]),
              num(r["wall_s_per_sample"]), r["exit_status"]]
             for r in card.cost.to_dict("records")]
-    lines = ["## Cost", "", "Totals over all samples; per-sample means over scored samples.", ""]
+    lines = ["## Cost", "", "Totals over all samples; per-sample means over scored samples. "
+             "*Sample time, summed*: the sum of every sample's own time from start to score; "
+             "samples run concurrently, so it is larger than the run's wall time (which "
+             "`make eval` prints).", ""]
     lines += table(["configuration", "scored / samples", "tokens", "model calls", "tool calls",
-                    "wall time (s)", "tokens / sample", "model calls / sample", "s / sample",
-                    "exit status"], rows)
+                    "sample time, summed (s)", "tokens / sample", "model calls / sample",
+                    "sample time, mean (s)", "exit status"], rows)
     if "cost" in card.charts:
         lines += ["![cost per configuration](cost.png)", ""]
     return lines
@@ -129,17 +153,36 @@ def cost_section(card: Scorecard) -> list[str]:
 def failures_section(card: Scorecard) -> list[str]:
     lines = ["## Failures", "", *open_hint(card), ""]
     if card.failures.empty:
-        return lines + ["No failed or unjudged items.", ""]
+        return lines + ["No failed or not-applicable items.", ""]
     for config, g in card.failures.groupby("config", sort=False):
         lines += [f"### {config}", ""]
         for r in g.to_dict("records"):
             fig = figure(r["figure"], r["unit"])
-            verdict = "FAIL" if r["state"] == "fail" else "not judged"
-            lines.append(f"- **`{r['item']}`** {verdict}{' · ' + fig if fig else ''} — "
-                         f"{md_escape(r['explanation']) or '(no explanation)'} — "
-                         f"{sample_ref(card, r)}")
+            if r["state"] == "fail":
+                lines.append(f"- **`{r['item']}`** FAIL{' · ' + fig if fig else ''} — "
+                             f"{md_escape(r['explanation']) or '(no explanation)'} — "
+                             f"{sample_ref(card, r)}")
+                lines.append(f"  - {phrase(advice(r['item'], config, r['scenario_id']))}")
+            else:
+                lines.append(f"- `{r['item']}` not applicable — "
+                             f"{md_escape(r['explanation']) or '(no reason given)'} — "
+                             f"{sample_ref(card, r)}")
         lines.append("")
     return lines
+
+
+def splits_section(card: Scorecard) -> list[str]:
+    if card.splits is None:
+        return []
+    rows = [[r["config"], r["family_id"], rate(r["dev_rate"]), f"{r['dev_pass']}/{r['dev_n']}",
+             rate(r["untuned_rate"]), f"{r['untuned_pass']}/{r['untuned_n']}"]
+            for r in card.splits.to_dict("records")]
+    return ["## Generated families: dev vs untuned", "",
+            "Pass rate over judged item observations of each generated family, on the variants "
+            "the controls were developed against (dev) and on those held back (untuned). A "
+            "large gap means a control fits its development variants, not the failure.", "",
+            *table(["configuration", "family", "dev pass rate", "dev passed / judged",
+                    "untuned pass rate", "untuned passed / judged"], rows)]
 
 
 def errors_section(card: Scorecard) -> list[str]:
@@ -147,19 +190,24 @@ def errors_section(card: Scorecard) -> list[str]:
     if card.errors.empty:
         return lines + ["No errored or cancelled samples.", ""]
     rows = [[r["config"], f"`{r['scenario_id']}`", str(r["epoch"]), first_line(r["error"]),
-             ", ".join(r["probes"]) or "(unknown)", sample_ref(card, r)]
+             ", ".join(r["probes"]) or "(unknown)", sample_ref(card, r),
+             f"`{advice('', r['config'], r['scenario_id']).repro}`"]
             for r in card.errors.to_dict("records")]
-    return lines + table(["configuration", "scenario", "epoch", "error", "items affected",
-                          "sample"], rows)
+    return lines + ["Infrastructure, not the harness (an interrupt, a vanished sandbox, a "
+                    "harness that never started, an exception in our code): nothing was judged.",
+                    ""] + table(["configuration", "scenario", "epoch", "error", "items affected",
+                                 "sample", "rerun"], rows)
 
 
 def sample_ref(card: Scorecard, r: dict | pd.Series) -> str:
-    """``[file.eval](relative link) · sample ID epoch N``."""
+    """``[file.eval](relative link) · sample ID epoch N · [transcript](viewer link)``."""
     name = str(r["log"]).rsplit("/", 1)[-1]
+    viewer = viewer_url(r["log"], card.run.logdir, r["sample_id"], r["epoch"])
     return (f"[{name}]({rel_link(r['log'], card.out_dir)}) · sample `{r['sample_id']}` "
-            f"epoch {r['epoch']}")
+            f"epoch {r['epoch']} · [transcript]({viewer})")
 
 
 def open_hint(card: Scorecard) -> list[str]:
     return [f"Open a sample in inspect's viewer: `inspect view --log-dir {card.run.logdir}`, "
-            "then pick the log file and the sample id / epoch named on each line."]
+            "then follow a transcript link (or pick the log file and the sample id / epoch "
+            "named on each line)."]

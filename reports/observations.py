@@ -16,7 +16,8 @@ import pandas as pd
 from reports.catalog import family_of
 
 STATES = ("pass", "fail", "unjudged", "error")
-"""States of one item in one sample."""
+"""States of one item in one sample; ``unjudged`` is the verdict state *not applicable* (the
+harness never faced the failure, or has no surface for it), shown with the judge's reason."""
 
 _MISSING_REASON = {
     "cancelled": "cancelled: the eval was stopped before this sample finished",
@@ -52,7 +53,11 @@ def config_labels(evals: pd.DataFrame) -> pd.DataFrame:
     evals = evals.copy()
     names = evals["task_arg_config"] if "task_arg_config" in evals else pd.Series(
         [None] * len(evals), index=evals.index)
-    evals["config_name"] = [str(clean(n) or "default") for n in names]
+    overrides = evals["task_arg_overrides"] if "task_arg_overrides" in evals else pd.Series(
+        [None] * len(evals), index=evals.index)
+    # An ablation is never labelled as the plain preset: looplab[loop_detection.enabled=false].
+    evals["config_name"] = [_label(str(clean(n) or "default"), clean(o))
+                            for n, o in zip(names, overrides, strict=True)]
     several_models = evals["model"].nunique() > 1
     evals["config"] = [
         f"{n} @ {m}" if several_models else n for n, m in zip(evals["config_name"], evals["model"],
@@ -61,6 +66,11 @@ def config_labels(evals: pd.DataFrame) -> pd.DataFrame:
     evals["order"] = [(_rank(n), n, str(m)) for n, m in zip(evals["config_name"], evals["model"],
                                                           strict=True)]
     return evals
+
+
+def _label(name: str, overrides: object) -> str:
+    changes = ",".join(p.strip() for p in str(overrides or "").split(",") if p.strip())
+    return f"{name}[{changes}]" if changes else name
 
 
 def _rank(name: str) -> int:
@@ -97,7 +107,9 @@ def sample_rows(raw: pd.DataFrame, evals: pd.DataFrame) -> tuple[pd.DataFrame, l
             "total_tokens": _num(rec.get("total_tokens")),
             "total_time": _num(rec.get("total_time")),
             "verdicts": meta.get("items") or {},
-            "value": value if isinstance(value, dict) else {},
+            # NaN / None: an item this sample did not judge (every item of the task is a key).
+            "value": {k: v for k, v in value.items() if _num(v) is not None}
+            if isinstance(value, dict) else {},
         })
     frame = pd.DataFrame(rows, columns=_SAMPLE_COLUMNS)
     return _dedupe(frame)
@@ -105,7 +117,8 @@ def sample_rows(raw: pd.DataFrame, evals: pd.DataFrame) -> tuple[pd.DataFrame, l
 
 _SAMPLE_COLUMNS = [
     "config", "config_name", "model", "eval_id", "log", "created", "scenario_id", "sample_id",
-    "epoch", "title", "family", "corpus", "channel", "variant", "probes", "status", "error", "exit_status",
+    "epoch", "title", "family", "corpus", "channel", "variant", "split", "family_id", "probes",
+    "status", "error", "exit_status",
     "model_calls", "tool_calls", "total_tokens", "total_time", "verdicts", "value",
 ]
 
@@ -123,6 +136,8 @@ def _sample_base(ev: dict, rec: dict) -> dict:
         "corpus": clean(rec.get("metadata_corpus")),
         "channel": clean(rec.get("metadata_channel")),
         "variant": clean(rec.get("metadata_variant")),
+        "split": clean(rec.get("metadata_split")),
+        "family_id": clean(rec.get("metadata_family_id")),
         "probes": [str(p) for p in probes] if isinstance(probes, list) else [],
     }
 
@@ -179,7 +194,8 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
                     "epoch": epoch, "title": like.get("title", ""),
                     "family": like.get("family", ""), "corpus": like.get("corpus"),
                     "channel": like.get("channel"),
-                    "variant": like.get("variant"), "probes": list(like.get("probes", [])),
+                    "variant": like.get("variant"), "split": like.get("split"),
+                    "family_id": like.get("family_id"), "probes": list(like.get("probes", [])),
                     "status": "error", "error": reason, "exit_status": "not_run",
                     "model_calls": None, "tool_calls": None, "total_tokens": None,
                     "total_time": None, "verdicts": {}, "value": {},
@@ -189,7 +205,7 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
                             ignore_index=True)
     samples = samples.sort_values(["config", "scenario_id", "epoch"], kind="stable")
     samples = samples.reset_index(drop=True)
-    for col in ("corpus", "channel", "variant"):  # pandas infers a NaN-filled string dtype; keep None
+    for col in ("corpus", "channel", "variant", "split", "family_id"):  # pandas infers a NaN-filled string dtype; keep None
         samples[col] = pd.Series([clean(v) for v in samples[col]], index=samples.index,
                                  dtype=object)
     return samples
@@ -197,7 +213,7 @@ def missing_rows(samples: pd.DataFrame, evals: pd.DataFrame) -> pd.DataFrame:
 
 ITEM_COLUMNS = [
     "config", "scenario_id", "epoch", "item", "family", "state", "figure", "unit",
-    "explanation", "log", "sample_id", "corpus", "variant",
+    "explanation", "log", "sample_id", "corpus", "variant", "split", "family_id",
 ]
 
 
@@ -206,7 +222,7 @@ def item_rows(samples: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for s in samples.to_dict("records"):
         base = {k: s[k] for k in ("config", "scenario_id", "epoch", "log", "sample_id",
-                                  "corpus", "variant")}
+                                  "corpus", "variant", "split", "family_id")}
         if s["status"] == "error":
             first = s["error"].strip().splitlines()[0] if s["error"].strip() else "error"
             for item in s["probes"]:
@@ -229,6 +245,8 @@ def _verdict(item: str, verdicts: dict, value: dict) -> dict:
     if isinstance(v, dict):
         passed = v.get("passed")
         state = "unjudged" if passed is None else ("pass" if passed else "fail")
+        if v.get("state") in ("pass", "fail", "error"):  # the four verdict states (judges/base)
+            state = v["state"]
         return {"state": state, "figure": _num(v.get("figure")), "unit": v.get("unit") or "",
                 "explanation": str(v.get("explanation") or "")}
     if item in value:

@@ -30,6 +30,10 @@ class Scorecard:
     errors: pd.DataFrame
     unprobed: list[str]
     """Checklist items no configuration probed in this run."""
+    splits: pd.DataFrame | None = None
+    """Dev vs untuned pass rates per configuration and generated family, when the run has any."""
+    incomplete: list[str] = field(default_factory=list)
+    """Why the run is incomplete (errored samples, logs that did not finish); empty when whole."""
     serving: list[dict] = field(default_factory=list)
     """Real-model serving figures per configuration (``reports.serving``); empty when scripted."""
     charts: dict[str, Path] = field(default_factory=dict)
@@ -45,7 +49,8 @@ def build(run: RunData, out_dir: Path) -> Scorecard:
     return Scorecard(
         run=run, out_dir=out_dir, cells=cells, summary=tables.summary(run, cells),
         corpus=tables.corpus(run), cost=tables.cost(run), failures=tables.failures(run),
-        errors=tables.errors(run), unprobed=unprobed,
+        errors=tables.errors(run), unprobed=unprobed, splits=tables.splits(run),
+        incomplete=tables.incomplete(run),
         serving=serving_rows([str(p) for p in run.evals["log"]]),
     )
 
@@ -82,6 +87,9 @@ def headline(card: Scorecard) -> list[str]:
         err = f", {r['sample_errors']} errored sample(s)" if r["sample_errors"] else ""
         parts.append(f"{r['config']} {r['passed']}/{r['probed']}{err}")
     lines = ["items passed / probed: " + "; ".join(parts)]
+    if card.incomplete:
+        lines.insert(0, "INCOMPLETE run: " + "; ".join(card.incomplete)
+                     + " (configurations with errors are not ranked)")
     if card.corpus is not None:
         from reports.fmt import rate
 

@@ -82,6 +82,8 @@ def summary(run: RunData, cell_frame: pd.DataFrame) -> pd.DataFrame:
             "unjudged": int((probed["state"] == "unjudged").sum()),
             "samples": len(ss),
             "sample_errors": int((ss["status"] == "error").sum()),
+            "log_incomplete": bool((run.evals.loc[run.evals["config"] == config, "status"]
+                                    != "success").any()),
         }
         for fam in families():
             f = probed[probed["family"] == fam]
@@ -190,3 +192,36 @@ def _in_config_order(run: RunData, frame: pd.DataFrame, then: list[str]) -> pd.D
     rank = {c: n for n, c in enumerate(run.configs)}
     return (frame.assign(_rank=frame["config"].map(rank))
             .sort_values(["_rank", *then], kind="stable").drop(columns="_rank"))
+
+
+def incomplete(run: RunData) -> list[str]:
+    """Why the run is not complete: logs that did not finish, samples that errored."""
+    why = []
+    for r in run.evals.to_dict("records"):
+        if r.get("status") != "success":
+            why.append(f"{r['config']}: log {r.get('status')}")
+    n_err = int((run.samples["status"] == "error").sum())
+    if n_err:
+        configs = sorted(set(run.samples.loc[run.samples["status"] == "error", "config"]))
+        why.append(f"{n_err} errored sample(s) in {', '.join(configs)}")
+    return why
+
+
+def splits(run: RunData) -> pd.DataFrame | None:
+    """Per configuration and generated family (``family_id``): pass rate over judged item
+    observations on ``dev`` variants and on ``untuned`` ones; None without such samples."""
+    items = run.items[run.items["split"].isin(["dev", "untuned"])]
+    if items.empty:
+        return None
+    rows = []
+    for (config, family_id), g in items.groupby(["config", "family_id"], sort=False, dropna=False):
+        row: dict[str, Any] = {"config": config, "family_id": family_id or "(all)"}
+        for split in ("dev", "untuned"):
+            judged = g[(g["split"] == split) & g["state"].isin(["pass", "fail"])]
+            n_pass = int((judged["state"] == "pass").sum())
+            row.update({f"{split}_n": len(judged), f"{split}_pass": n_pass,
+                        f"{split}_rate": n_pass / len(judged) if len(judged) else None})
+        rows.append(row)
+    rank = {c: n for n, c in enumerate(run.configs)}
+    return pd.DataFrame(rows).sort_values(["config", "family_id"], key=lambda col: col.map(
+        rank) if col.name == "config" else col, kind="stable").reset_index(drop=True)

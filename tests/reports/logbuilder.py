@@ -135,6 +135,7 @@ def write_run_log(
     epochs: int | None = None,
     task: str = TASK,
     minute: int = 0,
+    overrides: str = "",
 ) -> Path:
     """Write one ``.eval`` log (one configuration × model) and return its path.
 
@@ -151,7 +152,7 @@ def write_run_log(
         task_id=uuid.uuid4().hex[:22],
         created=created.isoformat(),
         task=task,
-        task_args={"config": config},
+        task_args={"config": config, **({"overrides": overrides} if overrides else {})},
         dataset=EvalDataset(name="looplab", samples=len(ids), sample_ids=ids),
         model=model,
         config=EvalConfig(epochs=n_epochs),
@@ -170,7 +171,8 @@ def write_run_log(
     )
     stamp = created.strftime("%Y-%m-%dT%H-%M-%S+00-00")
     safe_model = model.replace("/", "-")
-    path = directory / f"{stamp}_{task.replace('_', '-')}_{config}-{safe_model}.eval"
+    path = directory / (f"{stamp}_{task.replace('_', '-')}_{config}-{safe_model}"
+                        f"{'-ablation' if overrides else ''}.eval")
     write_eval_log(log, str(path))
     return path
 
