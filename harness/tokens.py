@@ -69,10 +69,14 @@ class TokenCounter:
         # The history mostly grows at its end: the longest prefix made of the same objects as
         # last time keeps its running total, so only the new tail is estimated.
         prev, totals = self._last, self._last_totals
-        k, n = 0, min(len(prev), len(messages))
-        while k < n and messages[k] is prev[k]:
-            k += 1
-        totals = totals[: k + 1]
+        if len(messages) >= len(prev) and messages[: len(prev)] == prev:
+            k = len(prev)  # it only grew (the usual turn): list equality checks identity first
+        else:
+            k, n = 0, min(len(prev), len(messages))
+            while k < n and messages[k] is prev[k]:
+                k += 1
+        if k + 1 < len(totals):
+            totals = totals[: k + 1]
         for m in messages[k:]:
             totals.append(totals[-1] + self.estimate_message(m))
         self._last, self._last_totals = list(messages), totals

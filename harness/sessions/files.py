@@ -62,9 +62,13 @@ class FileStore(Protocol):
 
 def append_text_durably(target: Path, text: str, *, sync: bool) -> None:
     """One ``write`` of ``text`` at the end of ``target`` (``O_APPEND``); ``sync``: fsync after."""
-    target.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8")
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        fd = os.open(target, flags, 0o644)
+    except FileNotFoundError:  # the first append: make the directories (not on every append)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, flags, 0o644)
     try:
         view = memoryview(data)
         while view:  # a short write (a signal) goes on where it stopped

@@ -35,6 +35,11 @@ def record_line(record: dict[str, Any]) -> str:
     return line
 
 
+def message_line(m: Message) -> str:
+    """``m`` as one transcript line (``json.dumps`` layout, which readers of the file know)."""
+    return record_line(message_record(m))
+
+
 def message_record(m: Message) -> dict[str, Any]:
     """The record of a message (defaults left out), also for arguments too deep to dump."""
     try:

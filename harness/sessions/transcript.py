@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import operator
 import re
 import time
 import uuid
@@ -37,7 +36,7 @@ from pydantic import ValidationError
 from harness.events import subsystem_logger
 from harness.messages import Message
 from harness.sessions.files import NO_REDACTION, FileStore, Redactor, make_redactor, redact_obj
-from harness.sessions.records import bounded_message, message_record, record_line
+from harness.sessions.records import bounded_message, message_line, record_line
 
 log = subsystem_logger("sessions.transcript")
 
@@ -269,7 +268,10 @@ class TranscriptWriter:
     def _collect(self, messages: Sequence[Message]) -> tuple[list[str], int]:
         prev = self._synced
         self._synced = list(messages)
-        grew = len(messages) >= len(prev) and all(map(operator.is_, messages, prev))
+        # List equality checks identity first (at C speed): a history that only grew, the usual
+        # turn, costs one comparison per message; a message replaced by an equal copy counts
+        # as written (it is, by value).
+        grew = len(messages) >= len(prev) and messages[: len(prev)] == prev
         start = len(prev) if grew else 0  # the history only grew: only its new tail is new
         last_seen = max((i for i in range(start, len(messages)) if id(messages[i]) in self._seen),
                         default=-1)
@@ -284,7 +286,7 @@ class TranscriptWriter:
                 rewritten += 1
                 continue
             self._remember(m)
-            lines.append(record_line(message_record(self._safe(m))))
+            lines.append(message_line(self._safe(m)))
         return lines, rewritten
 
     def _safe(self, m: Message) -> Message:
