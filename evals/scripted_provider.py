@@ -39,7 +39,10 @@ from evals.convert import from_inspect, to_inspect, tool_spec
 from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
 from evals.wire_relay import WIRE_RELAY_KEY, record_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
+from harness.model import ToolSpec
 from scenarios.actor import ActorView, act, to_reply
+from scenarios.actor.dialects import DIALECT_KEY, Style, normalise, read_style
+from scenarios.actor.dialects import reply as dialect_reply
 from scenarios.actor.summarise import is_summary_request, summarise
 from scenarios.loader import load_library
 from scenarios.schema import FaultRule, Scenario
@@ -97,6 +100,8 @@ class ScriptedModelAPI(ModelAPI):
                  config: GenerateConfig | None = None, **model_args: Any) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key,
                          config=config or GenerateConfig())
+        self.action_dialect: str | None = model_args.get("action_dialect")
+        """``-M action_dialect=...``; else the harness spec's, from the sample store."""
         check_model_name(model_name)
 
     def _scenario_and_role(self) -> tuple[Scenario, str]:
@@ -151,10 +156,9 @@ class ScriptedModelAPI(ModelAPI):
                             content=summarise(messages, weak=scenario.summariser == "weak"))
             self._observe({**obs, "action": "Summary"})
         else:
-            view = ActorView(messages, [tool_spec(t) for t in tools], role=role, call_index=call_index,
-                             prompt=scenario.prompt)
+            view, style = self._view(messages, [tool_spec(t) for t in tools], role, call_index, scenario)
             action = act(scenario.actor.policy, scenario.actor.params, view)
-            reply = to_reply(action, view.tools)
+            reply = to_reply(action, view.tools) if style is None else dialect_reply(action, view.tools, style)
             self._observe({**obs, "action": type(action).__name__,
                            "tools_called": [c.name for c in reply.tool_calls],
                            "requested": [requested(c) for c in reply.tool_calls]})
@@ -167,6 +171,19 @@ class ScriptedModelAPI(ModelAPI):
                 message=message, stop_reason="tool_calls" if reply.tool_calls else "stop")],
             usage=ModelUsage(input_tokens=n_in, output_tokens=n_out, total_tokens=n_in + n_out),
         )
+
+    def _view(self, messages: list[Message], tools: list[ToolSpec], role: str, call_index: int,
+              scenario: Scenario) -> tuple[ActorView, Style | None]:
+        """What the actor sees. A harness run through the bridge names its action dialect: text
+        actions and replayed history are then read back into tool calls and results."""
+        dialect = self.action_dialect or store().get(DIALECT_KEY)
+        style = None
+        if dialect is not None:
+            style = read_style(messages, dialect)
+            messages = normalise(messages, style)
+            tools = tools or style.functions
+        view = ActorView(messages, tools, role=role, call_index=call_index, prompt=scenario.prompt)
+        return view, style
 
     async def _fault(self, fault: FaultRule, scenario: Scenario, n_in: int) -> Exception:
         """The exception a client of the scenario's provider would get for ``fault``."""

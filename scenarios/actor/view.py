@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from harness.messages import Message, ToolCall
 from harness.model import ToolSpec
+from scenarios.actor.mapping import ROLE_NAMES, find_tool
 
 DEFAULT_INTERVENTION = (
     r"(?i)loop detected|different approach|identical arguments|called \d+ times|"
@@ -39,7 +40,13 @@ class ActorView:
 
     @property
     def tool_names(self) -> list[str]:
-        return [t.name for t in self.tools]
+        """Names offered, plus the role names scenarios use (``bash``, ``agent``) when a tool of
+        that shape is offered under another name."""
+        names = [t.name for t in self.tools]
+        for alias, role in ROLE_NAMES.items():
+            if alias not in names and find_tool(role, self.tools) is not None:
+                names.append(alias)
+        return names
 
     def exchanges(self) -> list[Exchange]:
         """Tool calls and their results, in order (calls without a result are left out)."""
@@ -109,7 +116,7 @@ class ActorView:
 
 def command_of(call: ToolCall) -> str | None:
     """The shell command a call carries, for any shell-like tool."""
-    for key in ("command", "cmd"):
+    for key in ("command", "cmd", "script", "shell_command"):
         value = call.arguments.get(key)
         if isinstance(value, str):
             return value.strip()
