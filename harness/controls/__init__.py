@@ -14,9 +14,9 @@ from harness.controls.base import Control
 
 def __getattr__(name: str) -> Any:
     # ``harness.controls.build_controls`` is the name older callers use; it lives in
-    # harness.assembly, which imports the control modules (and so this package): imported on
-    # first use, never at load, or the two would import each other.
+    # harness.assembly, which imports the control modules (and so this package).
     if name == "build_controls":
+        # On first use, never at load: at load the two modules would import each other.
         from harness.assembly import build_controls
 
         return build_controls
