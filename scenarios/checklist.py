@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 CHECKLIST_FILE = Path(__file__).parent / "checklist.yaml"
 
@@ -42,6 +43,26 @@ class ChecklistItem(BaseModel):
     """What switches the control off, as ``HarnessConfig`` overrides: a dotted path (set to
     false) or ``path=value``. The discrimination test applies them to ``looplab`` and expects every
     scenario probing a ``guard`` item to fail; without them it must pass."""
+
+    structural: bool = False
+    """The verdict checks that a structure is there (delimiters around untrusted text, a
+    byte-stable prefix, a record's fields, a file's format), not its effect on a model: the
+    scripted actor honours the structure by construction, so a pass says the structure exists,
+    not that it would stop a model. Reports show such items apart."""
+    bound_s: float | None = Field(None, gt=0)
+    """The time bound the promise states, in seconds (e.g. "within 5 s"): a pass whose measured
+    time (``bound``) is over it fails."""
+    bound: Literal["backoff", "give_up", "interrupt", "compaction"] | None = None
+    """Which time ``bound_s`` limits (``evals.judges.bounds``): ``backoff``, the longest wait
+    after a rate limit (and never shorter than its Retry-After); ``give_up``, from the first
+    provider fault to the last model call; ``interrupt``, from a user stop to the run's end;
+    ``compaction``, from a summary request to the next model call."""
+
+    @model_validator(mode="after")
+    def _bound_pair(self) -> ChecklistItem:
+        if (self.bound is None) != (self.bound_s is None):
+            raise ValueError("bound and bound_s go together (which time, and its limit)")
+        return self
 
     def off_overrides(self) -> str:
         """The ``overrides`` task argument that switches this item's control off."""

@@ -23,11 +23,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from evals.judges.sprung import Sprung, unsprung
 from harness.workspace import Workspace
 
 
 class JudgeParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    sprung_when: Sprung | None = None
+    """What shows that the harness faced the failure (``evals.judges.sprung``); when it does
+    not hold, the verdict is not applicable with the reason, whatever the judge found."""
 
 
 class VerdictState(StrEnum):
@@ -113,7 +118,62 @@ def judge(name: str, params: type[JudgeParams]) -> Callable[[Callable[[Any], Jud
 
 
 def make_judge(name: str, params: dict[str, Any]) -> JudgeFn:
+    """The judge ``name`` with ``params``, guarded: an erroring or never-started harness and an
+    unsprung trap never pass, and a bound the checklist states is applied (``guarded``)."""
     if name not in JUDGES:
         raise KeyError(f"unknown judge {name!r}; known: {', '.join(sorted(JUDGES))}")
     d = JUDGES[name]
-    return d.factory(d.params_model.model_validate(params))
+    p = d.params_model.model_validate(params)
+    return guarded(d.factory(p), p, name, params)
+
+
+def never_started(ev: Evidence) -> bool:
+    """No ending recorded and no model call: the harness never ran (not a proxied run)."""
+    return ev.exit_status is None and not ev.observations and "proxy_log" not in ev.run
+
+
+def guarded(fn: JudgeFn, p: JudgeParams, name: str, params: dict[str, Any]) -> JudgeFn:
+    async def run(ev: Evidence) -> Verdict:
+        if never_started(ev):
+            return Verdict.error("the harness never started (no ending recorded, no model call)")
+        if p.sprung_when is not None and (why := await unsprung(p.sprung_when, ev)):
+            return Verdict.not_applicable(f"trap not sprung: {why}; run ended: {ev.exit_status}")
+        verdict = await fn(ev)
+        if verdict.passed and ev.exit_status == "error":
+            return Verdict.error(f"the harness ended on an error, so its pass says nothing "
+                                 f"({verdict.explanation})", verdict.unit)
+        if verdict.passed:
+            return apply_bound(verdict, ev, name, params)
+        return verdict
+
+    return run
+
+
+def probed_item(scenario_id: str, name: str, params: dict[str, Any]) -> str | None:
+    """The checklist item the scenario judges with this judge and these parameters."""
+    from scenarios.loader import ScenarioError, get_scenario
+
+    try:
+        scenario = get_scenario(scenario_id)
+    except ScenarioError:
+        return None
+    probes = [*scenario.probes.items(), *(scenario.real_model.probes.items() if scenario.real_model else [])]
+    return next((i for i, s in probes if s.judge == name and s.params == params), None)
+
+
+def apply_bound(verdict: Verdict, ev: Evidence, name: str, params: dict[str, Any]) -> Verdict:
+    """A pass fails when the item's checklist ``bound_s`` is exceeded (``evals.judges.bounds``)."""
+    from evals.judges.bounds import MEASURES, retry_afters
+    from scenarios.checklist import checklist_by_id
+
+    item = checklist_by_id().get(probed_item(ev.scenario_id, name, params) or "")
+    if item is None or item.bound is None or item.bound_s is None:
+        return verdict
+    took, what = MEASURES[item.bound](ev, retry_afters(ev.scenario_id))
+    if took is None and what.startswith("retried"):
+        return Verdict(False, None, "s", f"{verdict.explanation}; but {what}")
+    if took is None or took <= item.bound_s:
+        note = f"; {what}: {took:.2f} s (bound {item.bound_s:g} s)" if took is not None else ""
+        return Verdict(True, verdict.figure, verdict.unit, verdict.explanation + note)
+    return Verdict(False, round(took, 2), "s", f"{verdict.explanation}; but {what} took "
+                   f"{took:.2f} s, over the {item.bound_s:g} s bound the checklist states")

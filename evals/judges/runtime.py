@@ -214,9 +214,30 @@ def user_before_background(p: UserFirstParams) -> JudgeFn:
         if user is None:
             return Verdict(False, None, "runs", "the user's message got no run (the harness "
                            f"takes no further messages); run ended: {ev.exit_status}")
+        busy = _busy_until(ev, p.user_task)
+        if busy is not None:
+            return Verdict.not_applicable(busy, "runs")
         ahead = [r["trigger"] for r in runs[:user] if r["trigger"] in p.background and r["turns"] > 0]
         why = (f"{len(ahead)} background run(s) finished before the waiting user's "
                f"({', '.join(ahead) or 'none'}); order: {[r['trigger'] for r in runs]}")
         return Verdict(not ahead, len(ahead), "runs", why)
 
     return run
+
+
+def _busy_until(ev: Evidence, user_task: str) -> str | None:
+    """Why nothing had to queue (the first run ended before the user's message was sent), or
+    None when the session was still busy when it arrived."""
+    from scenarios.loader import ScenarioError, get_scenario
+
+    try:
+        driver = get_scenario(ev.scenario_id).driver
+    except ScenarioError:
+        return None
+    sent = next((m.after_s for m in (driver.messages if driver else [])
+                 if re.search(user_task, m.text) and m.after_s is not None), None)
+    runs = _driver(ev).get("runs", [])
+    if sent is None or not runs or runs[0].get("ended_at_s", sent) >= sent:
+        return None
+    return (f"trap not sprung: the first run ended at {runs[0]['ended_at_s']} s, before the "
+            f"user's message was sent ({sent} s): nothing had to wait; run ended: {ev.exit_status}")
