@@ -114,6 +114,7 @@ class Agent:
         status, message = ExitStatus.ERROR, ""
         self._interrupted = False
         try:
+            self.router.on_run_start(state)
             for c in self.controls:
                 await c.on_run_start(state)
             while True:

@@ -70,7 +70,10 @@ class ModelRouter:
             same.append((AuthProfile(id=pid, model=m.name), m))
         self.current = 0
         """Index in ``chain`` of the model in service; it only moves forward within a run."""
-        self._run: RunState | None = None
+
+    def on_run_start(self, run: RunState) -> None:
+        """A new run starts again at the head of the chain (called by the loop)."""
+        self.current = 0
 
     @property
     def model(self) -> Model:
@@ -85,8 +88,6 @@ class ModelRouter:
     async def generate(
         self, run: RunState, tools: list[ToolSpec], controls: Sequence[Control] = ()
     ) -> ModelReply:
-        if run is not self._run:  # a new run starts again at the head of the chain
-            self._run, self.current = run, 0
         budget = RetryBudget(self.config, self.pool.clock)
         profile, model = await self._select(run, None, None, budget)
         attempts = repaired = 0
@@ -207,7 +208,7 @@ class RetryBudget:
         last = f"{error.kind}: {error.message[:300]}" if error else "every profile cooling"
         run.emit("failover.budget_spent", failures=self.failures,
                  seconds=round(self.elapsed(), 3), reason=why, last=last)
-        raise RunEnded(ExitStatus.FALLBACKS_EXHAUSTED, f"retry budget spent: {why}; last: {last}")
+        run.end("retry_budget", f"retry budget spent: {why}; last: {last}")  # harness.state table
 
 
 async def _any_repaired(controls: Sequence[Control], run: RunState, e: ProviderError) -> bool:

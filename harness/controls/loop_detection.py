@@ -23,7 +23,6 @@ from harness.controls.loop_normalise import call_key, mask_volatile
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
 from harness.tools.base import ToolOutcome
 
 log = subsystem_logger("tool-loop-detection")
@@ -39,7 +38,6 @@ class LoopDetection(Control):
     def __init__(self, config: LoopDetectionConfig) -> None:
         self.config = config
         self.is_poll = PollMatcher(config)
-        self._run: RunState | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -48,11 +46,8 @@ class LoopDetection(Control):
         self.criticals = 0
         self._pending_stop: str | None = None
 
-    def _bind(self, run: RunState) -> None:
-        # One control instance serves every run of an Agent: a new run starts with a clean slate.
-        if run is not self._run:
-            self._run = run
-            self._reset()
+    async def on_run_start(self, run: RunState) -> None:
+        self._reset()  # one control serves every run of an Agent: a new run starts clean
 
     def record(self, call: ToolCall, outcome: ToolOutcome) -> CallRecord:
         unknown = bool(outcome.metadata.get("unknown_tool")) or (
@@ -73,7 +68,6 @@ class LoopDetection(Control):
         )
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
-        self._bind(run)
         cfg = self.config
         self.history.append(self.record(call, outcome))
         del self.history[:-cfg.history_size]
@@ -115,4 +109,4 @@ class LoopDetection(Control):
         if self._pending_stop:
             reason, self._pending_stop = self._pending_stop, None
             run.emit("loop.circuit_breaker", reason=reason)
-            raise RunEnded(ExitStatus.CIRCUIT_BREAKER, reason)
+            run.end("circuit_breaker", reason)  # the limits table (harness.state)

@@ -133,9 +133,7 @@ def test_no_control_detects_a_new_run_by_identity() -> None:
     offenders = [str(p.relative_to(HARNESS)) for p in HARNESS.rglob("*.py")
                  if "run is not self._run" in p.read_text() or "run is self._run" in p.read_text()
                  or "run is self._started" in p.read_text()]
-    # The two left belong to modules that change under other work; they are listed so the
-    # list can only shrink.
-    assert set(offenders) <= {"controls/loop_detection.py", "router.py"}
+    assert offenders == []
 
 
 # --- limits --------------------------------------------------------------------------------------
