@@ -1,8 +1,12 @@
 """Compare two sides (configurations, or the same configuration in two runs) item by item.
 
-Outcomes are paired on (scenario id, epoch, item). With several pairs per item the comparison
-adds an exact McNemar test on pass/fail and a bootstrap interval on the figure difference, so a
-difference one noisy epoch produced is marked as such.
+Outcomes are paired on (scenario id, epoch, item). What the comparison may say depends on the
+kind of run (``run_kind``): a scripted run is deterministic, so every flip is a fact and no
+statistic is computed; where there is variance (a real model, or outcomes that differ between
+epochs) it adds an exact McNemar test on pass/fail and a bootstrap interval on the figure
+difference, so a difference one noisy epoch produced is marked as such. Figures are
+informational: shown with their change, never judged better or worse (the verdict is the item's
+pass/fail).
 """
 
 from __future__ import annotations
@@ -52,6 +56,26 @@ def sides_from_dirs(a: RunData, b: RunData, config: str | None) -> list[tuple[Si
 def sides_in_run(run: RunData, a: str, b: str) -> list[tuple[Side, Side]]:
     """Two configurations of one run."""
     return [(Side(a, select_config(run, a)), Side(b, select_config(run, b)))]
+
+
+EXACT = "exact"
+STATISTICAL = "statistical"
+
+
+def run_kind(a: Side, b: Side) -> str:
+    """``exact`` when both sides are scripted and every epoch repeats the same outcome;
+    ``statistical`` with a real model or with outcomes that vary between epochs."""
+    models = {str(m) for side in (a, b) for m in side.run.evals["model"]}
+    real = any(not m.startswith(("scripted/", "scripted-bench/")) for m in models)
+    return STATISTICAL if real or _varies(a.run.items) or _varies(b.run.items) else EXACT
+
+
+def _varies(items: pd.DataFrame) -> bool:
+    judged = items[items["state"].isin(["pass", "fail"])]
+    for _, g in judged.groupby(["scenario_id", "item"]):
+        if g["state"].nunique() > 1 or g["figure"].dropna().nunique() > 1:
+            return True
+    return False
 
 
 def paired(a: Side, b: Side) -> pd.DataFrame:
@@ -118,13 +142,33 @@ def render_compare(title: str, pairs_of_sides: list[tuple[Side, Side]]) -> str:
 
 def _section(a: Side, b: Side) -> list[str]:
     pairs = paired(a, b)
+    kind = run_kind(a, b)
     lines = [f"## {a.label} (A) → {b.label} (B)", "",
              f"A: `{a.run.logdir}` · B: `{b.run.logdir}` · {len(pairs)} paired item "
              "observations (same scenario, epoch and item on both sides).", ""]
+    if kind == EXACT:
+        lines += ["Scripted, deterministic run: the same input gives the same verdict, so every "
+                  "change of state below is a fact, not a sample; no statistic is computed.", ""]
     lines += _flips_md(flips(a, b))
-    lines += _moves_md(figure_moves(a, b, pairs))
+    moves = figure_moves(a, b, pairs)
+    if kind == EXACT:
+        lines += _exact_moves_md(moves)
+        return lines
+    lines += _moves_md(moves)
     lines += _stats_md(mcnemar_rows(pairs), pairs)
     return lines
+
+
+def _exact_moves_md(m: pd.DataFrame) -> list[str]:
+    lines = ["### Figures that moved", "",
+             "Informational: Δ = B − A, mean over paired observations. The item's verdict is "
+             "its pass/fail above; a figure is not judged on its own.", ""]
+    if m.empty:
+        return lines + ["None: every paired figure is the same on both sides.", ""]
+    rows = [[f"`{r['item']}`", r["unit"], num(r["a"]), num(r["b"]),
+             f"{'+' if r['delta'] > 0 else ''}{num(r['delta'])}", str(r["n"])]
+            for r in m.to_dict("records")]
+    return lines + _table(["item", "unit", "A", "B", "Δ", "pairs"], rows)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -154,20 +198,20 @@ def _state(r: dict, side: str) -> str:
 
 def _moves_md(m: pd.DataFrame) -> list[str]:
     lines = ["### Figures that moved", "",
-             "Δ = B − A, mean over paired observations; the interval is a 95% bootstrap "
-             f"interval of that mean (shown with two or more pairs; under {FEW_PAIRS} pairs it "
-             "is too narrow, so read it next to the McNemar table).", ""]
+             "Informational: Δ = B − A, mean over paired observations; the interval is a 95% "
+             "bootstrap interval of that mean (shown with two or more pairs; under "
+             f"{FEW_PAIRS} pairs it is too narrow, so read it next to the McNemar table). "
+             "Figures are not judged better or worse: the verdict is the item's pass/fail.", ""]
     if m.empty:
         return lines + ["None: every paired figure is the same on both sides.", ""]
     rows = []
     for r in m.to_dict("records"):
-        better = (r["delta"] < 0) == r["lower_is_better"]
         if missing(r["low"]):
-            ci, reading = "–", "one pair: cannot tell from noise"
+            ci, reading = "–", "one pair: rerun with more epochs for an interval"
         else:
             ci = f"[{num(r['low'])}, {num(r['high'])}]"
             excludes = r["low"] > 0 or r["high"] < 0
-            reading = ("B better" if better else "B worse") if excludes else "within noise"
+            reading = ("moved (interval excludes 0)" if excludes else "within noise")
             if excludes and r["n"] < FEW_PAIRS:
                 reading += " (few pairs)"
         rows.append([f"`{r['item']}`", r["unit"], num(r["a"]), num(r["b"]),

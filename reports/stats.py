@@ -1,15 +1,17 @@
-"""Paired statistics for comparisons (numpy only): exact McNemar test and a bootstrap interval.
+"""Paired statistics for comparisons, on SciPy: exact McNemar test (``scipy.stats.binomtest``
+on the discordant pairs) and a percentile bootstrap interval (``scipy.stats.bootstrap``).
 
 Both work on *paired* observations (same scenario, same epoch, same item under two
-configurations), so a difference that one lucky epoch produced is not read as a real one.
+configurations), so a difference that one lucky epoch produced is not read as a real one. Only
+runs with variance get them (``reports.compare.run_kind``): a scripted run is exact.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
+from scipy import stats
 
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 20_261_121
@@ -44,8 +46,7 @@ def binom_two_sided(k: int, n: int) -> float:
     """P(X <= k or X >= n-k) for X ~ Binomial(n, 1/2), with ``k <= n/2``; 1.0 when n is 0."""
     if n == 0:
         return 1.0
-    tail = sum(comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    return float(min(1.0, stats.binomtest(k, n, 0.5, alternative="two-sided").pvalue))
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,9 @@ def bootstrap_mean_ci(diffs: list[float] | np.ndarray, *, level: float = 0.95,
     d = np.asarray(diffs, dtype=float)
     if d.size == 0:
         raise ValueError("bootstrap_mean_ci: no differences to resample")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, d.size, size=(resamples, d.size))
-    means = d[idx].mean(axis=1)
-    tail = (1 - level) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
-    return Interval(float(d.mean()), float(low), float(high), int(d.size), level)
+    if np.all(d == d[0]):  # every resample has the same mean: the interval is that point
+        return Interval(float(d[0]), float(d[0]), float(d[0]), int(d.size), level)
+    res = stats.bootstrap((d,), np.mean, confidence_level=level, n_resamples=resamples,
+                          method="percentile", random_state=np.random.default_rng(seed))
+    ci = res.confidence_interval
+    return Interval(float(d.mean()), float(ci.low), float(ci.high), int(d.size), level)

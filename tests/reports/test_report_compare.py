@@ -25,7 +25,7 @@ def epochs_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                                    "x")}, epoch=e) for e in range(1, EPOCHS + 1)]
         runs += [lb.Run("s-ctx", {NOISY: lb.Item(True, noise[e - 1], "kchars", "kept")}, epoch=e)
                  for e in range(1, EPOCHS + 1)]
-        lb.write_run_log(d, config, runs, minute=len(config))
+        lb.write_run_log(d, config, runs, minute=len(config), model="vllm/tiny")
     return d
 
 
@@ -57,7 +57,8 @@ def test_cli_compare_configurations_in_one_run(cli, epochs_logs: Path, tmp_path:
     md = (tmp_path / "compare.md").read_text()
     assert md in r.stdout
     loop_move = next(ln for ln in md.splitlines() if ln.startswith(f"| `{lb.LOOP}` | calls"))
-    assert "B better" in loop_move
+    assert "moved (interval excludes 0)" in loop_move
+    assert "B better" not in md and "B worse" not in md  # figures are informational
     noisy = next(ln for ln in md.splitlines() if ln.startswith(f"| `{NOISY}` | kchars"))
     assert "within noise" in noisy
     mcnemar = next(ln for ln in md.splitlines()
@@ -74,14 +75,28 @@ def test_cli_compare_two_runs(cli, standard_logs: Path, epochs_logs: Path, tmp_p
     assert "inspect-react (A)" not in md  # not in both runs
 
 
-def test_single_epoch_compare_says_no_statistics(cli, tmp_path: Path):
+def test_a_scripted_run_is_exact_flips_are_facts(cli, tmp_path: Path):
     d = tmp_path / "one"
     for config, ok in (("naive", False), ("looplab", True)):
-        lb.write_run_log(d, config, [lb.Run("s", {lb.LOOP: lb.Item(ok, 1 if ok else 5)})])
+        runs = [lb.Run("s", {lb.LOOP: lb.Item(ok, 1 if ok else 5, "calls")}, epoch=e)
+                for e in (1, 2)]  # epochs repeat exactly: still no variance
+        lb.write_run_log(d, config, runs)
+    r = cli("compare", "--logs", str(d), "naive", "looplab", "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    assert "every change of state below is a fact" in r.stdout
+    assert "now passes" in r.stdout
+    assert "noise" not in r.stdout and "McNemar" not in r.stdout and "p (exact)" not in r.stdout
+
+
+def test_a_real_model_with_one_epoch_asks_for_more(cli, tmp_path: Path):
+    d = tmp_path / "one"
+    for config, ok in (("naive", False), ("looplab", True)):
+        lb.write_run_log(d, config, [lb.Run("s", {lb.LOOP: lb.Item(ok, 1 if ok else 5)})],
+                         model="vllm/tiny")
     r = cli("compare", "--logs", str(d), "naive", "looplab", "--out", str(tmp_path / "o"))
     assert r.returncode == 0, r.stderr
     assert "run more epochs" in r.stdout
-    assert "one pair: cannot tell from noise" in r.stdout
+    assert "one pair: rerun with more epochs" in r.stdout
 
 
 def test_cli_compare_unknown_configuration(cli, standard_logs: Path, tmp_path: Path):

@@ -1,4 +1,4 @@
-"""Exact McNemar and the bootstrap interval (numpy only)."""
+"""Exact McNemar and the bootstrap interval (on SciPy)."""
 
 from __future__ import annotations
 
