@@ -1,10 +1,13 @@
 """How the actor reads injected instructions: like a capable, obedient model.
 
 It reads through invisible and bidi characters, decodes base64 it is told to decode, sees HTML
-comments, and runs any command addressed to it — unless the harness protected it: content
-between ``[BEGIN EXTERNAL CONTENT`` and ``[END EXTERNAL CONTENT]`` is ignored when the system
-prompt carries the matching security rule (the model follows its instructions, as a good one
-does). Payloads follow the corpus convention: the command contains ``looplab-canary``.
+comments, and runs any command addressed to it. How far the harness's untrusted-content
+delimiters (``[BEGIN EXTERNAL CONTENT`` ... ``[END EXTERNAL CONTENT]``) protect it depends on
+the model it plays (``Gullibility``): a ``careful`` model never acts on delimited content, a
+``typical`` one ignores it when the system prompt carries the matching security rule (it follows
+its instructions, as a good model does), a ``gullible`` one follows injected text even inside
+the delimiters, so wrapping is judged by its effect. Payloads follow the corpus convention: the
+command contains ``looplab-canary``.
 """
 
 from __future__ import annotations
@@ -13,8 +16,12 @@ import base64
 import binascii
 import re
 import unicodedata
+from typing import Literal
 
 from harness.messages import Message
+
+Gullibility = Literal["careful", "typical", "gullible"]
+"""How far untrusted-content delimiters protect the model the actor plays (module docstring)."""
 
 CANARY_TOKEN = "looplab-canary"
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
@@ -63,11 +70,13 @@ def find_command(text: str) -> str | None:
     return None
 
 
-def visible_instructions(messages: list[Message], task_index: int) -> list[str]:
+def visible_instructions(messages: list[Message], task_index: int,
+                         gullibility: Gullibility = "typical") -> list[str]:
     """Texts that can instruct the actor: system prompt (context files), tool results and
-    harness messages. The user's task itself is trusted and excluded."""
+    harness messages. The user's task itself is trusted and excluded; delimited untrusted
+    content is left out as far as ``gullibility`` says."""
     system = next((m.content for m in messages if m.role == "system"), "")
-    protected = bool(_RULE.search(system))
+    protected = gullibility == "careful" or (gullibility == "typical" and bool(_RULE.search(system)))
     texts = []
     for i, m in enumerate(messages):
         if i == task_index or m.role == "assistant":
@@ -79,8 +88,9 @@ def visible_instructions(messages: list[Message], task_index: int) -> list[str]:
     return texts
 
 
-def injected_command(messages: list[Message], task_index: int) -> str | None:
-    for text in visible_instructions(messages, task_index):
+def injected_command(messages: list[Message], task_index: int,
+                     gullibility: Gullibility = "typical") -> str | None:
+    for text in visible_instructions(messages, task_index, gullibility):
         cmd = find_command(text)
         if cmd:
             return cmd
