@@ -1,0 +1,156 @@
+"""Harness specs as data: loading, refusals, launch commands, image hashes, task wiring."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from evals.harnesses.bridge_agent import command_for, environment, flatten
+from evals.harnesses.configs import spec_sandbox
+from evals.harnesses.image import content_hash
+from evals.harnesses.spec import (
+    DIALECTS,
+    SPECS_DIR,
+    SpecError,
+    check_requirements,
+    get_spec,
+    load_spec,
+    load_specs,
+)
+from evals.task import configurations, looplab_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ("looplab-sandboxed", "mini-swe-agent", "mini-swe-agent-text", "openai-agents",
+           "smolagents-tools", "smolagents-code", "toy-example")
+
+
+def write_spec(folder: Path, text: str, **files: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "harness.yaml").write_text(text, encoding="utf-8")
+    for name, content in files.items():
+        (folder / name.replace("_", ".")).write_text(content, encoding="utf-8")
+    return folder
+
+
+def test_every_shipped_spec_loads_with_its_folder_name_and_a_known_dialect() -> None:
+    specs = load_specs()
+    assert set(SHIPPED) <= set(specs)
+    for spec in specs.values():
+        assert spec.folder.name == spec.id and spec.dialect in DIALECTS
+        if spec.image.requirements:  # every requirement pinned name==version
+            assert check_requirements(spec.folder / spec.image.requirements)
+
+
+def test_spec_ids_are_configurations_beside_presets_and_peers() -> None:
+    configs = configurations()
+    assert {"naive", "looplab", "inspect-react", *SHIPPED} <= set(configs)
+
+
+def test_a_bad_spec_is_refused_naming_file_and_field(tmp_path: Path) -> None:
+    folder = write_spec(tmp_path / "mine", "id: mine\ndescription: x\nlaunch: [python3]\n"
+                                           "dialect: telepathy\n")
+    with pytest.raises(SpecError, match=r"(?s)mine/harness.yaml.*dialect"):
+        load_spec(folder)
+
+
+def test_an_id_other_than_the_folder_name_is_refused(tmp_path: Path) -> None:
+    folder = write_spec(tmp_path / "mine", "id: yours\ndescription: x\nlaunch: [python3]\n")
+    with pytest.raises(SpecError, match="folder name"):
+        load_spec(folder)
+
+
+def test_unpinned_requirements_are_refused(tmp_path: Path) -> None:
+    folder = write_spec(tmp_path / "mine", "id: mine\ndescription: x\nlaunch: [python3]\n"
+                        "image: {requirements: requirements.txt}\n",
+                        requirements_txt="requests>=2\n")
+    with pytest.raises(SpecError, match="pinned"):
+        load_spec(folder)
+
+
+def test_user_specs_are_found_through_looplab_harnesses(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    write_spec(tmp_path / "my-agent", "id: my-agent\ndescription: x\nlaunch: [python3, a.py]\n")
+    monkeypatch.setenv("LOOPLAB_HARNESSES", str(tmp_path))
+    assert get_spec("my-agent").launch == ("python3", "a.py")
+    assert "my-agent" in configurations()
+
+
+def test_spec_harnesses_never_run_on_the_local_sandbox() -> None:
+    with pytest.raises(ValueError, match="only in the docker sandbox"):
+        spec_sandbox("mini-swe-agent", "local")
+    with pytest.raises(ValueError, match="only in the docker sandbox"):
+        looplab_suite(config="toy-example", scenarios="loop-repeat-failing-command", sandbox="local")
+
+
+def test_launch_placeholders_conditions_and_fallbacks() -> None:
+    spec = get_spec("looplab-sandboxed")
+    argv = command_for(spec, "do it", "/workspace/app",
+                       {"context_window": 16000, "modes": {"mode": "plan"}}, ["backup"])
+    assert argv[:3] == ["python3", "-m", "harness"] and argv[-1] == "do it"
+    assert "http://127.0.0.1:13131/v1" in argv and "/workspace/app" in argv
+    assert ["--set", "context_window=16000", "--set", "modes.mode=plan",
+            "--fallback-model", "backup"] == argv[argv.index("/workspace/app") + 1:-2]
+    assert flatten({"a": {"b": [1, 2]}}) == ["a.b=[1, 2]"]
+    env = environment(get_spec("mini-swe-agent"), "/workspace")
+    assert env["OPENAI_BASE_URL"].endswith(":13131/v1") and env["MSWEA_CONFIGURED"] == "true"
+
+
+def test_no_surface_by_item_or_family_prefix(tmp_path: Path) -> None:
+    folder = write_spec(tmp_path / "mine", "id: mine\ndescription: x\nlaunch: [python3]\n"
+                        "no_surface: {orchestration.: no sub-agents, context.skills_index: no skills}\n")
+    spec = load_spec(folder)
+    assert spec.no_surface_reason("orchestration.fan_out") == "no sub-agents"
+    assert spec.no_surface_reason("context.skills_index") == "no skills"
+    assert spec.no_surface_reason("loop.ping_pong") is None
+
+
+def test_image_hash_follows_the_spec_content(tmp_path: Path) -> None:
+    folder = write_spec(tmp_path / "mine", "id: mine\ndescription: x\nlaunch: [python3, a.py]\n",
+                        a_py="print(1)\n")
+    first = content_hash(load_spec(folder), "sha256:base")
+    assert content_hash(load_spec(folder), "sha256:base") == first
+    assert content_hash(load_spec(folder), "sha256:other-base") != first
+    (folder / "a.py").write_text("print(2)\n", encoding="utf-8")
+    assert content_hash(load_spec(folder), "sha256:base") != first
+
+
+def test_reference_harness_image_has_every_library_harness_imports() -> None:
+    """harness/ gains dependencies; its in-sandbox spec must pin every one of them."""
+    reqs = check_requirements(SPECS_DIR / "looplab-sandboxed" / "requirements.txt")
+    pinned = {r.split("==")[0].split("[")[0].lower().replace("_", "-") for r in reqs}
+    dists = importlib.metadata.packages_distributions()
+    imported = set()
+    for path in (ROOT / "harness").rglob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("import", "from"):
+                imported.add(words[1].split(".")[0])
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m in dists}
+    missing = {m for m in third_party if m != "harness"
+               and not {d.lower().replace("_", "-") for d in dists[m]} & pinned}
+    assert not missing, f"add to sandboxes/harnesses/looplab-sandboxed/requirements.txt: {missing}"
+
+
+@solver
+def does_nothing() -> Solver:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return state
+
+    return solve
+
+
+def test_a_solver_given_on_the_command_line_gets_the_workspace_and_no_verdict(tmp_path: Path) -> None:
+    """`inspect eval evals/task.py --solver mine`: set-up still runs (it is the task's), and a
+    solver that leaves no evidence is a sample error, never PASS "0 executions"."""
+    task = looplab_suite(config="naive", scenarios="loop-repeat-failing-command", sandbox="local")
+    assert task.setup is not None
+    [log] = inspect_eval(task, solver=does_nothing(), model="scripted/suite",
+                         log_dir=str(tmp_path / "logs"), display="none")
+    [sample] = log.samples or []
+    assert sample.error is not None and "no ending" in sample.error.message
+    assert not sample.scores
