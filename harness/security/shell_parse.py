@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import bashlex
 import bashlex.errors
@@ -50,9 +53,9 @@ def parse(command: str) -> Parsed:
     text, bodies = _cut_heredocs(command)
     if len(text) <= _MAX_INPUT:
         try:
-            trees = bashlex.parse(text)
+            trees = _bounded(bashlex.parse, text)
         except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError,
-                AttributeError, AssertionError, RecursionError):
+                AttributeError, AssertionError, RecursionError, _OverBudget):
             trees = None
         if trees is not None:
             out: list[SimpleCommand] = []
@@ -60,6 +63,32 @@ def parse(command: str) -> Parsed:
                 _walk(tree, out)
             return Parsed(_attach(out, bodies), True)
     return Parsed(_attach(tokenize(text), bodies), False)
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _bounded(fn: Callable[[str], list[Any]], text: str) -> list[Any]:
+    """``fn(text)`` stopped after a number of function calls proportional to the input.
+
+    bashlex 0.18 loops forever on some malformed words (an unmatched quote inside a backtick
+    substitution: ``str.find`` returns -1 and the scan restarts). It is pure Python, so a
+    profile hook (per thread, removed afterwards) can count its calls and stop it; the line is
+    then read by the tolerant tokenizer like any other line bashlex rejects."""
+    budget = [200_000 + 200 * len(text)]
+    previous = sys.getprofile()
+
+    def count(frame: object, event: str, arg: object) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OverBudget
+
+    sys.setprofile(count)
+    try:
+        return fn(text)
+    finally:
+        sys.setprofile(previous)
 
 
 def _cut_heredocs(command: str) -> tuple[str, dict[str, str]]:

@@ -105,3 +105,12 @@ def test_seed_presets_leave_shell_file_arguments_alone(tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("TOP SECRET")
     msg = _run(HarnessConfig(path_guard=get_preset("seed004").path_guard), tmp_path / "ws", "cat ../secret.txt")
     assert "TOP SECRET" in msg.content
+
+
+def test_input_that_makes_bashlex_loop_forever_is_read_by_the_tokenizer() -> None:
+    # bashlex 0.18 never returns on this line (an unmatched quote inside a backtick substitution);
+    # found by fuzzing the guard with 2,000 random lines.
+    line = "x`{xargs >Z`'A&&case x in>|b -c d|c}rm -rf x${6'6\n> f(f^|{[[for i in&&O|[[`&&> f|\"r<!"
+    parsed = parse(line)
+    assert not parsed.parsed
+    assert check_shell_command(line).blocked  # the rm -rf in it still counts
