@@ -28,7 +28,8 @@ PROXY_PORT ?= 8100# port of the fault proxy
 REAL_CONFIGS ?= naive,seed004,looplab# configurations for real
 BENCH_MODEL ?= scripted-bench/oracle# model for bench
 BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
-.PHONY: help venv sandbox browser eval report compare repro list test test-unit check bench-harness clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
+HARNESSES ?= all# harness specs for harness-images (comma-separated ids)
+.PHONY: help venv sandbox harness-images browser eval report compare repro list test test-unit check bench-harness clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
@@ -49,6 +50,9 @@ venv: $(STAMP) ## Create .venv and install looplab with its test and dev tools
 
 sandbox: ## Start a Docker engine if none runs (root on Debian) and build the sandbox image
 	bash sandboxes/setup.sh
+
+harness-images: venv ## Build the images of the harness specs (sandboxes/harnesses/<id>; HARNESSES=id,...), cached by content
+	$(PY) -m evals.harnesses build $(HARNESSES)
 
 browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
