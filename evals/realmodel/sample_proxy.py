@@ -76,7 +76,7 @@ async def sample_proxy(upstream: str, scenario: Scenario, primary: str,
     spec = scenario.real_model
     faults = spec.faults if spec and spec.faults is not None else scenario.faults
     roles = {role: served_name(real) for role, real in roles_for(scenario, fallbacks).items()}
-    schedule = from_fault_rules(faults, served_name(primary), roles)
+    schedule = from_fault_rules(faults, served_name(primary), roles, scenario.dialect)
     proxy = FaultProxy(upstream, schedule)
     await proxy.start()
     try:
