@@ -21,12 +21,11 @@ from harness.events import subsystem_logger
 from harness.messages import Message, ToolCall
 from harness.model import ModelReply, ProviderError, ToolSpec, Usage
 from harness.provider_errors import classify_http_error
+from harness.tool_arguments import INVALID_JSON_KEY
 
 log = subsystem_logger("openai-client")
 
-INVALID_JSON_KEY = "_invalid_json"
-"""Arguments of a tool call whose JSON could not be parsed: the raw text is kept under this key
-(and the parse error under ``_error``) so the call still gets an error result, not a crash."""
+__all__ = ["INVALID_JSON_KEY", "OpenAICompatModel", "api_urls", "parse_arguments", "parse_reply"]
 
 _ids = itertools.count(1)
 

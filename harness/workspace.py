@@ -67,8 +67,12 @@ class LocalWorkspace:
         return p if p.is_absolute() else Path(self.root) / p
 
     async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        unusable = _unusable_command(command)
+        if unusable:  # no process can be given this text: an error result, not an exception
+            return ExecResult(exit_code=2, stderr=f"command not run: {unusable}")
         spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
             "bash", "-c", command, cwd=self.root, env=self._env,
+            stdin=asyncio.subprocess.DEVNULL,  # a command that reads stdin must not wait on ours
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # so a timeout can kill the whole process group
         ))
@@ -102,7 +106,8 @@ class LocalWorkspace:
         def _write() -> None:
             p = self._path(path)
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(content, encoding="utf-8")
+            # Lone surrogates (model text) cannot be UTF-8: written as escapes, not a crash.
+            p.write_text(content, encoding="utf-8", errors="backslashreplace")
 
         await asyncio.to_thread(_write)
 
@@ -110,6 +115,17 @@ class LocalWorkspace:
         """Atomically replace ``dst`` with ``src`` (optional capability: stores use it when a
         workspace has it, else they fall back to ``mv`` through ``exec``)."""
         await asyncio.to_thread(os.replace, self._path(src), self._path(dst))
+
+
+def _unusable_command(command: str) -> str | None:
+    """Why ``command`` cannot be handed to a process (``None`` when it can)."""
+    if "\x00" in command:
+        return "it contains a NUL byte"
+    try:
+        command.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it is not valid Unicode (a lone surrogate)"
+    return None
 
 
 def _kill_group(pid: int) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from harness.model import ToolSpec
+from harness.tool_arguments import ERROR_KEY, INVALID_JSON_KEY
 from harness.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -39,6 +40,14 @@ class ToolContext:
     config: HarnessConfig
     timeout: float | None = None
     """Deadline for this call in seconds (from the turn budget when deadlines are on)."""
+
+
+def check_arguments(args: dict[str, Any]) -> None:
+    """Raise ``ValueError`` (a tool error the model sees) for arguments that were rejected when
+    the call arrived (``harness.tool_arguments``): invalid JSON, NUL bytes, deep nesting..."""
+    if INVALID_JSON_KEY in args:
+        raise ValueError(f"{args.get(ERROR_KEY) or 'arguments are not valid JSON'}; received: "
+                         f"{str(args[INVALID_JSON_KEY])[:300]}")
 
 
 ToolFn = Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutcome]]

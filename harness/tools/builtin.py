@@ -5,10 +5,11 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from harness.tools.base import Tool, ToolContext, ToolOutcome, register_tool
+from harness.tools.base import Tool, ToolContext, ToolOutcome, check_arguments, register_tool
 
 
 def _str_arg(args: dict[str, Any], key: str) -> str:
+    check_arguments(args)
     value = args.get(key)
     if not isinstance(value, str):
         raise ValueError(f"argument {key!r} is required and must be a string")
@@ -45,6 +46,7 @@ async def _write_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
 
 
 async def _list_dir(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    check_arguments(args)
     path = args.get("path") or "."
     if not isinstance(path, str):
         raise ValueError("argument 'path' must be a string")

@@ -11,13 +11,14 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from harness.tools.base import Tool, ToolContext, ToolOutcome, register_tool
+from harness.tools.base import Tool, ToolContext, ToolOutcome, check_arguments, register_tool
 
 MAX_MATCHES_PER_FILE = 200
 """Matching lines kept per file: a search is for finding, not for dumping whole files."""
 
 
 async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    check_arguments(args)
     pattern = args.get("pattern")
     if not isinstance(pattern, str) or not pattern:
         raise ValueError("argument 'pattern' is required and must be a non-empty string")
