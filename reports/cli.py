@@ -22,8 +22,10 @@ forms:
   python -m reports compare --logs LOGDIR CONFIG_A CONFIG_B
       two configurations of one run (names as in the scorecard, e.g. naive looplab)
 
-Outcomes pair on (scenario id, epoch, item); with two or more pairs per item the report adds an
-exact McNemar test and a 95% bootstrap interval of the figure difference."""
+Outcomes pair on (scenario id, epoch, item). A scripted run is exact: every flip is a fact and
+no statistic is computed. With variance (a real model, or epochs that differ) and two or more
+pairs per item the report adds an exact McNemar test and a 95% bootstrap interval of the figure
+difference. Figures are informational, never judged better or worse."""
 
 
 def parser() -> argparse.ArgumentParser:

@@ -20,6 +20,23 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TASK_NAME = "looplab_suite"
+
+
+def _item_values(scores: object) -> dict:
+    checklist = scores.get("checklist") if isinstance(scores, dict) else None
+    value = checklist.get("value") if isinstance(checklist, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def item_columns() -> list:
+    """``samples_df`` columns for looplab logs: one ``item_<id>`` column per checklist item
+    (1.0 pass, 0.0 fail, NA not judged) next to ``metadata_config`` (the configuration)::
+
+        samples_df("logs/latest", columns=SampleSummary + item_columns())
+    """
+    from inspect_ai.analysis import SampleColumn
+
+    return [SampleColumn("item_*", path="scores", value=_item_values)]
 # Bulky fields the reports never read: skipping them keeps loading big runs fast.
 _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 

@@ -95,7 +95,7 @@ def items_section(card: Scorecard) -> list[str]:
                         for k, v in CELL_TEXT.items())
     lines = ["## Checklist items × configurations", "",
              f"{legend}. With several observations (epochs × scenarios): `k/n` = passes / judged "
-             "observations, `+e err` = observations that errored, `+u ?` = not judged; the "
+             "observations, `+e err` = observations that errored, `+u ?` = not applicable; the "
              "figure is the mean over judged observations.", ""]
     for fam in families():
         fc = card.cells[card.cells["family"] == fam]
@@ -164,8 +164,9 @@ def failures_section(card: Scorecard) -> list[str]:
                              f"{sample_ref(card, r)}")
                 lines.append(f"  - {phrase(advice(r['item'], config, r['scenario_id']))}")
             else:
+                reason = str(r["explanation"]).removeprefix("not applicable: ")
                 lines.append(f"- `{r['item']}` not applicable — "
-                             f"{md_escape(r['explanation']) or '(no reason given)'} — "
+                             f"{md_escape(reason) or '(no reason given)'} — "
                              f"{sample_ref(card, r)}")
         lines.append("")
     return lines
