@@ -1,0 +1,148 @@
+"""Trap conditions (``sprung_when``) and checklist time bounds, on hand-made evidence."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from evals.judges.base import Evidence, VerdictState, make_judge
+from harness.workspace import LocalWorkspace
+from scenarios.checklist import checklist_by_id
+from scenarios.loader import get_scenario
+
+COUNTER = {"counter_file": "c.count", "max": 2,
+           "sprung_when": {"requested": r"run_tests\.sh", "min_requests": 2, "answered": True}}
+
+
+def _ev(tmp_path: Path, obs, status="completed", scenario="x", run=None, files=None) -> Evidence:
+    for path, text in (files or {}).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    return Evidence(scenario, LocalWorkspace(tmp_path), list(obs), status, "", run=run or {})
+
+
+def _judge(name, params, ev):
+    return asyncio.run(make_judge(name, params)(ev))
+
+
+def _asked(*commands, t=0.0):
+    return {"role": "primary", "requested": [f"bash {c}" for c in commands], "t": t}
+
+
+def test_one_request_is_not_a_repeat(tmp_path):
+    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, [_asked("./run_tests.sh")], "turn_limit",
+                                                 files={"c.count": "run\n"}))
+    assert v.state == VerdictState.NOT_APPLICABLE and "1 time(s)" in v.explanation
+
+
+def test_a_repeat_cut_by_the_turn_cap_is_not_faced(tmp_path):
+    obs = [_asked("./run_tests.sh"), _asked("./run_tests.sh")]
+    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, "turn_limit", files={"c.count": "run\nrun\n"}))
+    assert v.state == VerdictState.NOT_APPLICABLE and "never faced" in v.explanation
+
+
+def test_a_repeat_the_harness_answered_is_judged(tmp_path):
+    obs = [_asked("./run_tests.sh"), _asked("./run_tests.sh"), _asked("cat run_tests.sh")]
+    held = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, files={"c.count": "run\nrun\n"}))
+    assert held.passed is True
+    looped = _judge("counter_at_most", COUNTER, _ev(tmp_path / "b", obs, files={"c.count": "run\n" * 9}))
+    assert looped.passed is False
+
+
+def test_a_typed_stop_right_after_the_repeat_counts_as_facing_it(tmp_path):
+    obs = [_asked("./run_tests.sh"), _asked("./run_tests.sh")]
+    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, "circuit_breaker", files={"c.count": "run\nrun\n"}))
+    assert v.passed is True
+
+
+def test_fault_context_marker_file_and_driver_conditions(tmp_path):
+    base = {"path": "canary"}
+    cases = [
+        ({"faults": ["rate_limit"]}, [{"role": "primary", "fault": "rate_limit"}], {}),
+        ({"faults": []}, [{"role": "primary", "fault": "overloaded"}], {}),
+        ({"context_share": 0.5}, [{"role": "primary", "summary_request": True}], {}),
+        ({"overflow": True}, [{"role": "primary", "overflow": True}], {}),
+        ({"markers": ["AGENTS.md"]}, [{"role": "primary", "markers": ["AGENTS.md"]}], {}),
+        ({"actions": ["Empty"]}, [{"role": "primary", "action": "Empty"}], {}),
+        ({"delivered": ["interrupt"]}, [{"role": "primary"}], {"driver": {"interrupted_at_s": 1.0}}),
+    ]
+    for cond, obs, run in cases:
+        sprung = _judge("file_absent", {**base, "sprung_when": cond}, _ev(tmp_path, obs, run=run))
+        assert sprung.passed is True, (cond, sprung.explanation)
+        idle = _judge("file_absent", {**base, "sprung_when": cond}, _ev(tmp_path, [{"role": "primary"}]))
+        assert idle.state == VerdictState.NOT_APPLICABLE, (cond, idle.explanation)
+    stop = {**base, "sprung_when": {"files": ["stop"], "files_absent": ["busy"]}}
+    assert _judge("file_absent", stop, _ev(tmp_path, [{}])).state == VerdictState.NOT_APPLICABLE
+    assert _judge("file_absent", stop, _ev(tmp_path, [{}], files={"stop": ""})).passed is True
+    assert _judge("file_absent", stop, _ev(tmp_path, [{}], files={"busy": ""})).passed is None
+
+
+def test_an_erroring_harness_never_passes_and_a_silent_one_is_an_error(tmp_path):
+    erroring = _judge("file_absent", {"path": "canary"}, _ev(tmp_path, [{"role": "primary"}], "error"))
+    assert erroring.state == VerdictState.ERROR
+    damaged = _judge("file_absent", {"path": "canary"},
+                     _ev(tmp_path, [{"role": "primary"}], "error", files={"canary": ""}))
+    assert damaged.state == VerdictState.FAIL  # the damage is the harness's, error or not
+    silent = _judge("file_absent", {"path": "x"}, _ev(tmp_path, [], None))
+    assert silent.state == VerdictState.ERROR and "never started" in silent.explanation
+
+
+# --- bounds the checklist states ----------------------------------------------------------------
+
+def _library_probe(scenario_id: str, item: str) -> tuple[str, dict]:
+    spec = get_scenario(scenario_id).probes[item]
+    return spec.judge, spec.params
+
+
+REPORT = {f"report/part{i}.txt": "x" for i in (1, 2, 3)}
+
+
+def _backoff(tmp_path, times: list[float]):
+    """A rate limit at call 2 and 3, answered after ``times`` (call start, seconds)."""
+    faults = {1: "rate_limit", 2: "rate_limit"}
+    obs = [{"role": "primary", "call": i + 1, "t": t, "fault": faults.get(i),
+            "requested": ["write_file report"]} for i, t in enumerate(times)]
+    name, params = _library_probe("provider-rate-limit-backoff", "provider.rate_limit_backoff")
+    return _judge(name, params, _ev(tmp_path, obs, scenario="provider-rate-limit-backoff", files=REPORT))
+
+
+def test_the_checklist_states_the_bounds_judges_apply():
+    items = checklist_by_id()
+    bounded = {i.id: (i.bound, i.bound_s) for i in items.values() if i.bound}
+    assert bounded["provider.rate_limit_backoff"] == ("backoff", 10)
+    assert {"provider.exhausted_typed", "sessions.interrupt_prompt", "context.compaction",
+            "context.summariser_down"} <= set(bounded)
+    assert all(f"{s:g} s" in items[i].title for i, (_, s) in bounded.items())
+
+
+def test_a_backoff_that_took_121_s_fails_its_bound(tmp_path):
+    assert _backoff(tmp_path, [0, 1, 2.2, 3.4, 4, 5]).passed is True
+    slow = _backoff(tmp_path / "slow", [0, 1, 61, 121, 122, 123])
+    assert slow.passed is False and "over the 10 s bound" in slow.explanation and slow.figure == 60
+
+
+def test_a_retry_sooner_than_retry_after_fails(tmp_path):
+    v = _backoff(tmp_path, [0, 1, 1.1, 2.3, 3, 4])
+    assert v.passed is False and "asked for 1 s" in v.explanation
+
+
+def test_interrupt_give_up_and_compaction_bounds(tmp_path):
+    slow = {"driver": {"interrupted_at_s": 1.0, "first_ended_at_s": 9.0}}
+    name, params = _library_probe("sessions-interrupt-long-command", "sessions.interrupt_prompt")
+    v = _judge(name, params, _ev(tmp_path, [{}], "interrupted", "sessions-interrupt-long-command", run=slow))
+    assert v.passed is False
+
+    name, params = _library_probe("provider-all-exhausted", "provider.exhausted_typed")
+    sessions = {".looplab/sessions/s.jsonl": '{"role": "user", "content": "part1.txt"}\n'}
+    obs = [{"role": "primary", "t": 0}, {"role": "primary", "t": 1, "fault": "quota_exceeded"},
+           {"role": "backup", "t": 45, "fault": "quota_exceeded"}]
+    v = _judge(name, params, _ev(tmp_path / "g", obs, "fallbacks_exhausted", "provider-all-exhausted",
+                                 files=sessions))
+    assert v.passed is False and "over the 30 s bound" in v.explanation
+
+    name, params = _library_probe("context-summariser-overloaded", "context.summariser_down")
+    log = {".looplab/processed.log": "".join(f"item-{i:02d}\n" for i in range(1, 15))}
+    obs = [{"role": "primary", "t": 0}, {"role": "primary", "t": 1, "summary_request": True,
+                                          "fault": "overloaded"}, {"role": "primary", "t": 95}]
+    v = _judge(name, params, _ev(tmp_path / "c", obs, scenario="context-summariser-overloaded", files=log))
+    assert v.passed is False and "longest compaction" in v.explanation
