@@ -19,7 +19,7 @@ from harness.controls.loop_detectors import (
     stable_hash,
     texts,
 )
-from harness.controls.loop_normalise import call_key, mask_volatile
+from harness.controls.loop_normalise import call_key, mask_volatile, without_echo
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
 from harness.state import RunState
@@ -56,7 +56,11 @@ class LoopDetection(Control):
         cfg = self.config
         # Beyond byte equality (switches): calls by meaning, outputs without volatile tokens.
         key = call_key(call.name, call.arguments) if cfg.normalise_calls else {"name": call.name, "args": call.arguments}
-        output = mask_volatile(outcome.content) if cfg.mask_volatile_output else outcome.content
+        output = outcome.content
+        if cfg.normalise_calls:  # a result that echoes its call (a wrapper's header) is the same result
+            output = without_echo(output, call.arguments)
+        if cfg.mask_volatile_output:
+            output = mask_volatile(output)
         return CallRecord(
             tool=call.name,
             args_hash=stable_hash(key),

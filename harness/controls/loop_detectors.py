@@ -167,8 +167,8 @@ def cycle(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
         if len(window) < need:
             break
         tail = window[-need:]
-        if cfg.known_poll and any(r.poll for r in tail):
-            continue
+        if cfg.known_poll and not cfg.identical_repeat_same_output and any(r.poll for r in tail):
+            continue  # polls are judged by their results; without results compared, leave them be
         same = (lambda a, b: a.args_hash == b.args_hash and (not cfg.identical_repeat_same_output
                                                              or a.result_hash == b.result_hash))
         if len({r.args_hash for r in tail[:length]}) < 2:

@@ -82,3 +82,13 @@ def _simple_key(argv: list[str], redirects: list[tuple[str, str]]) -> list[Any]:
         else:
             operands.append(a)
     return [argv[:1], sorted(flags), operands, sorted(redirects)]
+
+
+def without_echo(output: str, args: dict[str, Any]) -> str:
+    """``output`` with the call's own string arguments taken out where it repeats them (the
+    untrusted-output wrapper names its source, ``[... FROM bash: ./queue.sh --all]``): two
+    spellings of one call must not look like two different results."""
+    for value in sorted((v for v in args.values() if isinstance(v, str) and len(v.strip()) >= 3),
+                        key=len, reverse=True):
+        output = output.replace(value, "<call>")
+    return output

@@ -21,6 +21,13 @@ _SQL_CLIENTS = {"psql", "sqlite3", "sqlite", "mysql", "mariadb", "duckdb", "clic
                 "clickhouse", "sqlcmd", "cockroach", "mysqlsh", "usql", "pgcli", "mycli", "litecli"}
 _SQL_DROP = re.compile(r"\bdrop\s+(?:table|database|schema|view|index|materialized\s+view)\b", re.I)
 _SQL_TRUNCATE = re.compile(r"\btruncate\s+(?:table\s+)?(?!-)[\w.\"`\[]", re.I)
+# An argument that IS a destructive SQL statement (not one that mentions it in prose).
+_SQL_STATEMENT = re.compile(r"(?:^|;)\s*(?:drop\s+(?:table|database|schema|view|index)\b|truncate\s+(?:table\s+)?[\w.\"`]+\s*(?:;|$))", re.I)
+# Programs that print, search or compare text: SQL in their arguments is only mentioned.
+_TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "cat",
+                  "less", "more", "head", "tail", "history", "man", "jq", "yq", "diff", "wc", "sort", "uniq",
+                  "cut", "tr", "column", "fold", "fmt", "tee", "test", "[", "expr", "printenv", "logger"}
+_DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
 _INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell)$")
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval"}
 _DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
@@ -61,7 +68,11 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
     if _INTERPRETERS.match(prog):
         return _code_rule(cmd, depth)
     check = _PROGRAMS.get(prog) or (_mkfs if prog.startswith("mkfs") else None)
-    return check(cmd.argv[1:]) if check else None
+    if check and (rule := check(cmd.argv[1:])):
+        return rule
+    if prog not in _TEXT_PROGRAMS:  # ./db.sh 'DROP TABLE users', docker exec db psql -c ...
+        return next((r for a in cmd.argv[1:] if _SQL_STATEMENT.search(a) and (r := _sql_rule(a))), None)
+    return None
 
 
 def _flags(args: list[str]) -> tuple[set[str], list[str]]:
@@ -217,7 +228,7 @@ def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
             return p.id
     if _OPEN_W.search(code) and not _WRITES.search(code):
         return "script-truncate"
-    if rule := _sql_rule(code):
+    if _DB_CODE.search(code) and (rule := _sql_rule(code)):
         return rule
     return _strings_as_shell(code, depth)
 

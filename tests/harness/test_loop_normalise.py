@@ -70,3 +70,17 @@ def test_seed_presets_keep_byte_comparison() -> None:
     for name in ("seed000", "seed001", "seed004"):
         cfg = get_preset(name).loop_detection
         assert not cfg.normalise_calls and not cfg.mask_volatile_output and cfg.cycle_max_length == 2
+
+
+def test_a_result_that_echoes_its_call_is_compared_without_the_echo() -> None:
+    from harness.controls.loop_normalise import without_echo
+
+    a = without_echo("[FROM bash: ./q.sh --all --verbose]\nqueue: 3", {"command": "./q.sh --all --verbose"})
+    b = without_echo("[FROM bash: ./q.sh --verbose --all]\nqueue: 3", {"command": "./q.sh --verbose --all"})
+    assert a == b
+
+
+def test_a_cycle_of_polls_with_unchanged_results_is_a_cycle_when_results_are_compared() -> None:
+    window = [CallRecord(tool=c, args_hash=c, result_hash="r", poll=True) for c in "abc" * 3]
+    assert cycle(window, LoopDetectionConfig(enabled=True, cycle_max_length=4, identical_repeat_same_output=True))
+    assert cycle(window, LoopDetectionConfig(enabled=True, cycle_max_length=4)) is None
