@@ -2,7 +2,7 @@
 
 ``provider_errors/tuned.yaml`` holds the answers the classifier was developed against;
 ``provider_errors/untuned.yaml`` answers written before it was measured on them (its header
-records the first measurement). ``python tests/harness/test_provider_errors.py`` prints both rates.
+records the first measurement); ``untuned2.yaml`` a second held-out set written after tuning. ``python tests/harness/test_provider_errors.py`` prints both rates.
 """
 
 from __future__ import annotations
@@ -51,6 +51,15 @@ def test_untuned_cases(case: dict[str, Any]) -> None:
     assert e.kind == case["kind"], f"{case['id']}: {e.kind} ({e.reason})"
     if "retry" in case:
         assert e.retry_after == pytest.approx(case["retry"])
+
+
+KNOWN_MISSES_2 = {"anthropic-too-many-images", "google-too-many-tokens-vertex"}
+"""untuned2.yaml was measured once (22/24) and not tuned on: these two stay misses."""
+
+
+@pytest.mark.parametrize("case", load("untuned2.yaml"), ids=lambda c: c["id"])
+def test_second_held_out_cases(case: dict[str, Any]) -> None:
+    assert matches(case) is (case["id"] not in KNOWN_MISSES_2)
 
 
 @pytest.mark.parametrize("body", [
@@ -126,7 +135,7 @@ def test_rate_limits_on_tokens_are_not_overflows(message: str) -> None:
 
 def rates() -> dict[str, tuple[int, int]]:
     out = {}
-    for name in ("tuned.yaml", "untuned.yaml"):
+    for name in ("tuned.yaml", "untuned.yaml", "untuned2.yaml"):
         cases = load(name)
         out[name] = (sum(matches(c) for c in cases), len(cases))
     return out

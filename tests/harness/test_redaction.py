@@ -108,14 +108,22 @@ def _cases(name: str, kind: str) -> list[dict]:
     return yaml.safe_load((CASES / name).read_text())[kind]
 
 
-@pytest.mark.parametrize("split", ["tuned.yaml", "untuned.yaml"])
+KNOWN_MISSES = {
+    "tuned.yaml": [],
+    # `mysql -pSECRET`: a password glued to a one-letter flag
+    "untuned.yaml": ["mysql-p-flag"],
+    # measured once (10/12, 0/14 benign changed) and not tuned on
+    "untuned2.yaml": ["python-kwarg", "redis-url-password-only"],
+}
+
+
+@pytest.mark.parametrize("split", sorted(KNOWN_MISSES))
 def test_secret_cases_are_redacted(split: str) -> None:
     missed = [c["id"] for c in _cases(split, "secrets") if c["secret"] in redact(c["text"])]
-    # untuned.yaml: 29/30; the miss is `mysql -pSECRET` (a password glued to a one-letter flag)
-    assert missed == ([] if split == "tuned.yaml" else ["mysql-p-flag"])
+    assert missed == KNOWN_MISSES[split]
 
 
-@pytest.mark.parametrize("split", ["tuned.yaml", "untuned.yaml"])
+@pytest.mark.parametrize("split", sorted(KNOWN_MISSES))
 def test_benign_cases_are_unchanged(split: str) -> None:
     changed = {c["id"]: redact(c["text"]) for c in _cases(split, "benign")
                if redact(c["text"]) != c["text"]}
