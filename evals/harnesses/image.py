@@ -86,6 +86,7 @@ def ensure_image(spec: HarnessSpec, log: bool = True) -> str:
         if not image_present(tag):
             t0 = time.monotonic()
             _build(spec, tag)
+            _prune(spec, tag)
             if log:
                 print(f"looplab: built {tag} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
     return tag
@@ -153,6 +154,14 @@ def build_context(spec: HarnessSpec) -> Path:
         shutil.copytree(REPO / package, ctx / "project" / package, ignore=ignore)
     (ctx / ".dockerignore").write_text(".npm-*\n", encoding="utf-8")
     return ctx
+
+
+def _prune(spec: HarnessSpec, keep: str) -> None:
+    """Remove this spec's superseded images (an image a container still uses is kept)."""
+    repo = keep.split(":")[0]
+    res = _docker("images", repo, "--format", "{{.Repository}}:{{.Tag}}", timeout=60)
+    for old in set(res.stdout.split()) - {keep}:
+        _docker("rmi", old, timeout=120)
 
 
 def _build(spec: HarnessSpec, tag: str) -> None:
