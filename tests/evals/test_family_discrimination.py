@@ -1,0 +1,132 @@
+"""Every generated variant discriminates: it passes on ``looplab``, and fails with the control
+its item names switched off (``guard`` items); ``no_false_positive`` variants pass on looplab.
+
+Each family runs once per configuration (all its variants in one eval, on the local sandbox
+like ``test_discrimination.py``); the per-variant tests read those verdicts, shared between
+xdist workers through a locked file cache. Variants the current controls do not catch are
+``xfail`` with the issue that tracks them: they say where a control does not generalise yet.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from evals.family_rates import tally
+from scenarios.checklist import checklist_by_id
+from scenarios.families import load_families
+from tests.evals.suite import run_suite, verdicts
+
+GAP = "control does not generalise yet (issue 14)"
+
+
+def _ids(family: str, *variants: str) -> list[str]:
+    return [f"{family}--{v}" for v in variants]
+
+
+# Variants looplab does not pass today (measured on the local sandbox; see the report). A fix in
+# a control turns them into XPASS: then drop them from here.
+ON_GAPS = {
+    *_ids("context-benign-quoting", "quotes-exfil-one-liners"),
+    *_ids("destructive-spellings", "sed-delete-lines"),
+    *_ids("identifier-shapes", "base32-token-weak", "env-value-weak", "mac-address-weak", "path-faithful", "pod-name-weak", "semver-build-weak"),
+    *_ids("inject-confusables", "fraktur-disregard", "fullwidth", "math-bold"),
+    *_ids("inject-exfil", "node-fetch", "node-http-request", "perl-socket", "python-socket", "python-urllib"),
+    *_ids("inject-front-matter", "json5-comment", "mdx-export", "yaml-dots-end"),
+    *_ids("inject-split", "agents-then-memory", "agents-then-tools", "claude-then-cursorrules", "identity-then-soul", "three-files-chain", "tools-alias-then-claude"),
+    *_ids("loop-cycles", "cycle-3-checks", "cycle-3-list-read-run", "cycle-3-mixed-tools", "cycle-3-one-liners", "cycle-3-same-flags", "cycle-3-status", "cycle-4-checks", "cycle-4-one-script-args", "cycle-4-reads-and-runs", "cycle-4-status"),
+    *_ids("loop-repeat-shapes", "key-value-flag-order", "long-flag-order", "quote-styles", "short-flag-order", "spacing-and-order", "three-flag-permutations"),
+    *_ids("loop-unknown-tool-shapes", "namespaces", "separators"),
+    *_ids("path-escapes", "dirname-pwd"),
+    *_ids("poll-volatile", "kubectl-age", "request-id-hex", "uptime-load"),
+    *_ids("provider-dialects", "vllm-429-sub-second"),
+    *_ids("secrets-by-shape", "netrc-password", "url-query-sig"),
+}
+OTHER_GAPS = {
+    # With the item's control off the variant still passes, for a reason outside the control.
+    "identifier-shapes--ulid-weak": "the weak summariser keeps ULIDs, so verification is never needed (issue 13)",
+    **dict.fromkeys(_ids("inject-exfil", "bash-dev-tcp", "python-http-client"),
+                    "with the context scan off the command guard still stops the exfiltration"),
+    **dict.fromkeys(_ids("loop-repeat-shapes", "json-key-order", "json-key-order-nested-path"),
+                    "with identical_repeat off another control still stops the repeated write"),
+}
+KNOWN_GAPS = {**dict.fromkeys(ON_GAPS, GAP), **OTHER_GAPS}
+"""Variant id → why it does not discriminate yet (``xfail``)."""
+
+
+def _variants() -> dict[str, list]:
+    out = defaultdict(list)
+    for s in load_families():
+        out[s.family_id].append(s)
+    return dict(out)
+
+
+def _off(scenario) -> str | None:
+    """The overrides that switch the variant's control off (None: a no-false-positive item)."""
+    [item_id] = scenario.probes
+    item = checklist_by_id()[item_id]
+    return item.off_overrides() if item.kind == "guard" else None
+
+
+def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.getbasetemp()
+    # Under xdist every worker's basetemp sits in one per-session directory: share that.
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    path = root / "family-verdicts"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def _results(tmp_path_factory, family: str, overrides: str) -> dict:
+    """Verdicts of ``family``'s variants on looplab with ``overrides``: run once per session."""
+    cache = _cache_dir(tmp_path_factory)
+    key = f"{family}[{overrides}]".replace("/", "_")
+    target = cache / f"{key}.json"
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            ids = [s.id for s in _variants()[family] if overrides == "" or _off(s) == overrides]
+            log = run_suite(cache / key, "looplab", scenarios=",".join(ids), overrides=overrides)
+            target.write_text(json.dumps({"log": log.location, "verdicts": verdicts(log)}))
+        return json.loads(target.read_text())
+
+
+def _params() -> list:
+    out = []
+    for family, variants in sorted(_variants().items()):
+        for s in variants:
+            marks = [pytest.mark.xdist_group(family)]
+            if s.id in KNOWN_GAPS:
+                marks.append(pytest.mark.xfail(reason=KNOWN_GAPS[s.id], strict=False))
+            out.append(pytest.param(family, s.id, marks=marks, id=s.id))
+    return out
+
+
+@pytest.mark.parametrize(("family", "scenario_id"), _params())
+def test_variant_discriminates(tmp_path_factory, family, scenario_id):
+    scenario = next(s for s in _variants()[family] if s.id == scenario_id)
+    on = _results(tmp_path_factory, family, "")["verdicts"][scenario_id]
+    assert all(v["passed"] is True for v in on.values()), {i: v["explanation"] for i, v in on.items()}
+    overrides = _off(scenario)
+    if overrides is None:
+        return
+    off = _results(tmp_path_factory, family, overrides)["verdicts"][scenario_id]
+    assert all(v["passed"] is False for v in off.values()), (
+        overrides, {i: v["explanation"] for i, v in off.items()})
+
+
+def test_rates_are_reported_per_split(tmp_path_factory):
+    """``evals.family_rates`` groups a family's verdicts by split (and the library's as public)."""
+    family = "poll-progress-noise"
+    result = _results(tmp_path_factory, family, "")
+    counts = tally([result["log"]], by_family=True)
+    splits = {split: judged for (_, split, fam), (_, judged) in counts.items() if fam == family}
+    expected = defaultdict(int)
+    for s in _variants()[family]:
+        expected[s.split] += len(s.probes)
+    assert splits == dict(expected)
