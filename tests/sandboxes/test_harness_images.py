@@ -31,6 +31,8 @@ EXPECTED = {
     "mini-swe-agent": {"fail"},
     "openai-agents": {"fail"},
     "smolagents-tools": {"fail"},
+    "pydantic-ai": {"fail"},
+    "langgraph-react": {"fail"},
     "mini-swe-agent-text": {"fail", "not_applicable"},
     "smolagents-code": {"fail", "not_applicable"},
 }
