@@ -68,7 +68,7 @@ class LoopDetection(Control):
             failed=outcome.is_error,
             unknown=unknown,
             poll=self.is_poll(call.name, call.arguments),
-            tool_key=key["name"] if cfg.normalise_calls else "",
+            tool_key=str(key["name"]) if cfg.normalise_calls else "",
         )
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:

@@ -169,15 +169,17 @@ def cycle(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
         tail = window[-need:]
         if cfg.known_poll and not cfg.identical_repeat_same_output and any(r.poll for r in tail):
             continue  # polls are judged by their results; without results compared, leave them be
-        same = (lambda a, b: a.args_hash == b.args_hash and (not cfg.identical_repeat_same_output
-                                                             or a.result_hash == b.result_hash))
         if len({r.args_hash for r in tail[:length]}) < 2:
             continue  # one call repeated: identical_repeat's case
-        if all(same(tail[i], tail[i - length]) for i in range(length, need)):
+        if all(_same_call(tail[i], tail[i - length], cfg) for i in range(length, need)):
             tools = " -> ".join(r.tool for r in tail[:length])
             msg = texts()["cycle"].format(count=need, length=length, tools=tools)
             return Finding("critical", "cycle", msg, need)
     return None
+
+
+def _same_call(a: CallRecord, b: CallRecord, cfg: LoopDetectionConfig) -> bool:
+    return a.args_hash == b.args_hash and (not cfg.identical_repeat_same_output or a.result_hash == b.result_hash)
 
 
 def unknown_tool(

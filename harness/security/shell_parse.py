@@ -97,7 +97,9 @@ def _cut_heredocs(command: str) -> tuple[str, dict[str, str]]:
     if "<<" not in command:
         return command, {}
     lines = command.split("\n")
-    out, bodies, i = [], {}, 0
+    out: list[str] = []
+    bodies: dict[str, str] = {}
+    i = 0
     while i < len(lines):
         line = lines[i]
         i += 1

@@ -12,8 +12,8 @@ import pytest
 from harness import Agent, HarnessConfig, LocalWorkspace, get_preset
 from harness.security.commands import CommandGuard, check_shell_command
 from harness.security.config import CommandGuardConfig
-from harness.security.patterns import PatternFileError
 from harness.security.paths import check_shell_paths
+from harness.security.patterns import PatternFileError
 from harness.security.shell_parse import parse
 from harness.security.shell_paths import path_words
 from harness.testing import call, scripted
