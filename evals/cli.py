@@ -28,6 +28,16 @@ class CliError(Exception):
 
 def ensure_sandbox(kind: str) -> None:
     """Bring up the Docker engine and image (idempotent); say clearly when that is impossible."""
+    if kind == "k8s":
+        from sandboxes.k8s_values import missing_prerequisites
+
+        missing = missing_prerequisites()
+        if missing:
+            raise CliError("sandbox=k8s needs " + "; ".join(missing)
+                           + ". Step by step: sandboxes/README.md (Kubernetes).")
+        print("looplab: sandbox=k8s: sandboxes are pods on the current kubeconfig context.",
+              flush=True)
+        return
     if kind != "docker":
         print(f"looplab: sandbox={kind}: commands run directly on this machine, without isolation.",
               file=sys.stderr)
@@ -230,8 +240,8 @@ def cmd_repro(args: argparse.Namespace) -> int:
         from evals.task import agent_for
 
         agent_for(args.config, [], args.overrides)
-    if args.sandbox == "docker":
-        ensure_sandbox("docker")
+    if args.sandbox in ("docker", "k8s"):
+        ensure_sandbox(args.sandbox)
     return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
                  log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
 
@@ -263,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
 
     r = sub.add_parser("run", help="run scenarios × configurations, then write the scorecard")
     r.add_argument("--configs", default=os.environ.get("CONFIGS", "naive,looplab"))
-    r.add_argument("--sandbox", default="docker", choices=["docker", "local"])
+    r.add_argument("--sandbox", default="docker", choices=["docker", "k8s", "local"])
     r.add_argument("--model", default="scripted/suite")
     r.add_argument("--scenarios", default="", help="comma-separated scenario ids (default: all)")
     r.add_argument("--family", default="")
@@ -285,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     rp = sub.add_parser("repro", help="run one scenario and print a readable transcript")
     rp.add_argument("scenario")
     rp.add_argument("--config", default="looplab")
-    rp.add_argument("--sandbox", default="docker", choices=["docker", "local"])
+    rp.add_argument("--sandbox", default="docker", choices=["docker", "k8s", "local"])
     rp.add_argument("--model", default="scripted/suite")
     rp.add_argument("--log-dir", default="")
     rp.add_argument("--overrides", default="", help="changes to the preset, e.g. "

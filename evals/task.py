@@ -62,7 +62,14 @@ def sandbox_spec(name: str) -> SandboxEnvironmentSpec | str:
             "files inside a temporary workspace, but nothing is isolated)", stacklevel=2,
         )
         return "local"
-    raise ValueError(f"unknown sandbox {name!r}; valid: docker, local")
+    if name == "k8s":  # inspect-k8s-sandbox, hardened from the same config as looplab-docker
+        from sandboxes.k8s_values import K8sUnavailableError, k8s_spec
+
+        try:
+            return k8s_spec()
+        except K8sUnavailableError as e:
+            raise ValueError(f"task argument sandbox: {e}") from e
+    raise ValueError(f"unknown sandbox {name!r}; valid: docker, k8s, local")
 
 
 def parse_overrides(text: str) -> dict[str, Any]:
@@ -120,7 +127,8 @@ def looplab_suite(
         scenarios: comma-separated scenario ids (default: all, or the one pinned by
             ``--model scripted/<id>``).
         family: only scenarios of this checklist family.
-        sandbox: ``docker`` (default, isolated) or ``local`` (no isolation; warned).
+        sandbox: ``docker`` (default, isolated), ``k8s`` (a Kubernetes cluster through
+            inspect-k8s-sandbox, same hardening) or ``local`` (no isolation; warned).
         fallbacks: comma-separated fallback model names for real models.
         overrides: ``key=value`` changes to the preset, e.g. ``loop_detection.enabled=false``.
         proxy: upstream server URL (e.g. ``http://127.0.0.1:8000``): each sample's model calls

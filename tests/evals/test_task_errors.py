@@ -19,7 +19,7 @@ def test_unknown_scenario_names_the_valid_ones():
 
 
 def test_unknown_sandbox():
-    with pytest.raises(ValueError, match="docker, local"):
+    with pytest.raises(ValueError, match="docker, k8s, local"):
         looplab_suite(sandbox="vm")
 
 
