@@ -8,21 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
-from harness.tool_arguments import safe_label, screen_arguments
+from harness.tool_arguments import approx_chars
 
 Role = Literal["system", "user", "assistant", "tool"]
 
 
 class ToolCall(BaseModel):
-    """One tool invocation requested by the model.
-
-    Whatever a model sends is screened here, once, before any control or tool sees it: a name or
-    id with NUL bytes or lone surrogates is escaped, and arguments that no tool could take (NUL
-    bytes, lone surrogates, nesting deeper than JSON from a sane model, huge or non-JSON values)
-    become ``{INVALID_JSON_KEY: <escaped preview>, "_error": <why>}``, which every tool answers
-    with an error the model sees (``harness.tool_arguments``)."""
+    """One tool invocation requested by the model. What a model sends is screened once, when
+    the reply arrives (``harness.tool_arguments.screen_reply``, called by the router)."""
 
     id: str
     """Provider-assigned id; the matching tool message carries it as ``tool_call_id``."""
@@ -30,16 +25,6 @@ class ToolCall(BaseModel):
     """Tool name as the model spelled it (it may not exist: hallucinated tools are real)."""
     arguments: dict[str, Any] = Field(default_factory=dict)
     """Parsed JSON arguments."""
-
-    @field_validator("id", "name", mode="before")
-    @classmethod
-    def _label(cls, v: Any) -> Any:
-        return safe_label(v) if isinstance(v, str) else v
-
-    @field_validator("arguments", mode="before")
-    @classmethod
-    def _screen(cls, v: Any) -> Any:
-        return screen_arguments(v) if isinstance(v, dict) else v
 
 
 class Message(BaseModel):
@@ -83,7 +68,7 @@ def estimate_tokens(messages: list[Message]) -> int:
     for m in messages:
         chars += len(m.content) + len(m.thoughts or "") + 16
         for c in m.tool_calls:
-            chars += len(c.name) + len(str(c.arguments)) + 16
+            chars += len(c.name) + approx_chars(c.arguments) + 16
     return chars // 4
 
 

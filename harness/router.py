@@ -33,6 +33,7 @@ from harness.model import Model, ModelReply, ProviderError, ToolSpec
 from harness.prompts import load_prompt
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
+from harness.tool_arguments import screen_reply
 
 if TYPE_CHECKING:
     from harness.controls.base import Control
@@ -121,7 +122,7 @@ class ModelRouter:
                 profile, model = await self._select(run, e, profile, budget)
                 continue
             self.pool.mark_success(profile)
-            return reply
+            return screen_reply(reply)  # no model output may break a control or a tool
 
     def _raise_if_final(self, e: ProviderError) -> None:
         if e.kind == "context_overflow":

@@ -4,8 +4,8 @@ A model may send anything: NUL bytes and lone surrogates (which no file system, 
 UTF-8 writer accepts), arguments nested thousands deep (``repr`` and ``json`` recurse), integers
 of thousands of digits (``str()`` refuses them), NaN, megabytes of text. Each control and tool
 would otherwise need its own guard, and one missing guard ends the run with ``error``. Instead
-``ToolCall`` screens its arguments once (``screen_arguments``): arguments that no tool could take
-are replaced by ``{INVALID_JSON_KEY: <escaped preview>, "_error": <why>}``, and every tool answers
+every reply is screened once as it arrives (``screen_reply``, called by the router, so every
+backend is covered): names and ids are escaped, and arguments that no tool could take are replaced by ``{INVALID_JSON_KEY: <escaped preview>, "_error": <why>}``, and every tool answers
 that with an error the model sees (``harness.tools.base.check_arguments``), so it can retry.
 """
 
@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.model import ModelReply
 
 INVALID_JSON_KEY = "_invalid_json"
 """Arguments that could not be used as sent: the raw text (escaped, cut) is kept under this key
@@ -48,6 +51,24 @@ def safe_label(label: str) -> str:
     return out if len(out) <= MAX_LABEL else out[:MAX_LABEL] + "..."
 
 
+def screen_reply(reply: ModelReply) -> ModelReply:
+    """``reply`` with each tool call's name, id and arguments screened (the same object when
+    nothing needed it, so well-formed replies cost one scan)."""
+    calls = reply.message.tool_calls
+    screened = [c.model_copy(update={"id": safe_label(c.id) if isinstance(c.id, str) else "",
+                                     "name": safe_label(c.name) if isinstance(c.name, str) else "",
+                                     "arguments": screen_arguments(c.arguments)
+                                     if isinstance(c.arguments, dict) else
+                                     {INVALID_JSON_KEY: preview(c.arguments),
+                                      ERROR_KEY: "arguments must be a JSON object"}})
+                for c in calls]
+    if all(a.id == b.id and a.name == b.name and a.arguments is b.arguments
+           for a, b in zip(calls, screened, strict=True)):
+        return reply
+    message = reply.message.model_copy(update={"tool_calls": screened})
+    return reply.model_copy(update={"message": message})
+
+
 def screen_arguments(args: dict[str, Any]) -> dict[str, Any]:
     """``args`` unchanged when a tool can take them, else the ``INVALID_JSON_KEY`` form."""
     if INVALID_JSON_KEY in args and ERROR_KEY in args and len(args) == 2:
@@ -57,6 +78,27 @@ def screen_arguments(args: dict[str, Any]) -> dict[str, Any]:
     if problem is None:
         return args
     return {INVALID_JSON_KEY: preview(args), ERROR_KEY: f"arguments rejected: {problem}"}
+
+
+def approx_chars(value: Any, cap: int = 10_000_000) -> int:
+    """About how many characters ``value`` takes as JSON, without ``str`` or recursion (which
+    a huge integer or deep nesting would break), counting at most ``cap``."""
+    total, stack = 0, [value]
+    while stack and total < cap:
+        v = stack.pop()
+        if isinstance(v, str):
+            total += len(v) + 2
+        elif isinstance(v, dict):
+            total += 2 + sum(len(str(k)) + 4 for k in v)
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            total += 2 + len(v)
+            stack.extend(v)
+        elif isinstance(v, int) and not isinstance(v, bool):
+            total += v.bit_length() * 3 // 10 + 1
+        else:
+            total += 5
+    return min(total, cap)
 
 
 def find_problem(value: Any) -> str | None:
