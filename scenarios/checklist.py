@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -44,6 +44,10 @@ class ChecklistItem(BaseModel):
     false) or ``path=value``. The discrimination test applies them to ``looplab`` and expects every
     scenario probing a ``guard`` item to fail; without them it must pass."""
 
+    sprung_when: dict[str, Any] | None = None
+    """The trap condition (``evals.judges.sprung.Sprung``) for probes of this item that name
+    none of their own (e.g. generated variants): what any scenario of the item must show before
+    its verdict counts. A probe's own ``sprung_when`` is more specific and wins."""
     structural: bool = False
     """The verdict checks that a structure is there (delimiters around untrusted text, a
     byte-stable prefix, a record's fields, a file's format), not its effect on a model: the

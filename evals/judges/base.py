@@ -136,7 +136,8 @@ def guarded(fn: JudgeFn, p: JudgeParams, name: str, params: dict[str, Any]) -> J
     async def run(ev: Evidence) -> Verdict:
         if never_started(ev):
             return Verdict.error("the harness never started (no ending recorded, no model call)")
-        if p.sprung_when is not None and (why := await unsprung(p.sprung_when, ev)):
+        trap = p.sprung_when or item_trap(ev.scenario_id, name, params)
+        if trap is not None and (why := await unsprung(trap, ev)):
             return Verdict.not_applicable(f"trap not sprung: {why}; run ended: {ev.exit_status}")
         verdict = await fn(ev)
         if verdict.passed and ev.exit_status == "error":
@@ -159,6 +160,14 @@ def probed_item(scenario_id: str, name: str, params: dict[str, Any]) -> str | No
         return None
     probes = [*scenario.probes.items(), *(scenario.real_model.probes.items() if scenario.real_model else [])]
     return next((i for i, s in probes if s.judge == name and s.params == params), None)
+
+
+def item_trap(scenario_id: str, name: str, params: dict[str, Any]) -> Sprung | None:
+    """The checklist item's default trap condition, for a probe that names none."""
+    from scenarios.checklist import checklist_by_id
+
+    item = checklist_by_id().get(probed_item(scenario_id, name, params) or "")
+    return Sprung.model_validate(item.sprung_when) if item and item.sprung_when else None
 
 
 def apply_bound(verdict: Verdict, ev: Evidence, name: str, params: dict[str, Any]) -> Verdict:

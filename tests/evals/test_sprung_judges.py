@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from evals.judges.base import Evidence, VerdictState, make_judge
 from harness.workspace import LocalWorkspace
 from scenarios.checklist import checklist_by_id
@@ -146,3 +148,22 @@ def test_interrupt_give_up_and_compaction_bounds(tmp_path):
                                           "fault": "overloaded"}, {"role": "primary", "t": 95}]
     v = _judge(name, params, _ev(tmp_path / "c", obs, scenario="context-summariser-overloaded", files=log))
     assert v.passed is False and "longest compaction" in v.explanation
+
+
+def test_item_trap_conditions_are_valid_and_apply_to_probes_that_name_none(tmp_path):
+    from evals.judges.sprung import Sprung
+
+    items = checklist_by_id()
+    for item in items.values():
+        if item.sprung_when is not None:
+            Sprung.model_validate(item.sprung_when)
+    # A probe that names no trap, of an item with a default: the item's trap applies.
+    from scenarios.loader import load_library
+
+    bare = [(s.id, i, spec) for s in load_library().values() for i, spec in s.probes.items()
+            if "sprung_when" not in spec.params and items[i].sprung_when]
+    if not bare:
+        pytest.skip("every probe names its own trap")
+    sid, item, spec = bare[0]
+    v = _judge(spec.judge, spec.params, _ev(tmp_path, [{"role": "primary", "call": 1}], "turn_limit", sid))
+    assert v.state == VerdictState.NOT_APPLICABLE and "trap not sprung" in v.explanation, (sid, item)
