@@ -105,8 +105,9 @@ class LoopDetectionConfig(_Strict):
     masked, so a poll whose only change is its clock makes no progress. Off: byte equality."""
     cycle_max_length: int = Field(2, ge=2, le=8)
     """Longest repeated sequence of distinct calls detected (A-B-C-A-B-C is 3); 2: ping-pong only."""
-    cycle_repeats: int = Field(3, ge=2)
-    """Full repetitions of a sequence of 3+ calls at the end of the window that count as a cycle."""
+    cycle_repeats: int = Field(2, ge=2)
+    """Full repetitions of a sequence of 3+ calls at the end of the window that count as a cycle
+    (2: A-B-C-A-B-C, like ping-pong's A-B-A-B)."""
 
     @field_validator("poll_command_pattern")
     @classmethod
