@@ -150,6 +150,10 @@ def cost_weight(config: str) -> int:
 
     if config in PEERS:
         return 12 + 5
+    from evals.harnesses.configs import is_spec
+
+    if is_spec(config):  # a harness process and the model bridge in each container
+        return 40
     dump = get_preset(config).model_dump()
     return 12 + sum(1 for v in dump.values() if isinstance(v, dict) and v.get("enabled"))
 
