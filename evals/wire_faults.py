@@ -14,8 +14,9 @@ Standard library only: ``evals/wire_relay.py`` copies this file into sandbox con
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 DIALECTS = ("openai", "azure", "anthropic", "google", "vllm", "llamacpp")
@@ -78,10 +79,10 @@ def _headers(dialect: str, kind: str, retry_after: float | None) -> dict[str, st
     """Retry headers as each provider sends them (Google sends none: its hint is in the body)."""
     if retry_after is None or kind not in ("rate_limit", "overloaded") or dialect == "google":
         return {}
-    seconds = str(max(0, round(retry_after)))
+    seconds = str(max(0, math.ceil(retry_after)))  # whole seconds, never shorter than asked
     ms = str(int(retry_after * 1000))
     if dialect == "anthropic":
-        reset = datetime.now(timezone.utc) + timedelta(seconds=retry_after)
+        reset = datetime.now(UTC) + timedelta(seconds=retry_after)
         return {"retry-after": seconds, "anthropic-ratelimit-requests-remaining": "0",
                 "anthropic-ratelimit-requests-reset": reset.strftime("%Y-%m-%dT%H:%M:%SZ")}
     if dialect == "azure":
@@ -135,7 +136,7 @@ def _openai(kind: str, model: str, ra: float | None, n_ctx: int, req: int) -> tu
 def _azure(kind: str, model: str, ra: float | None, n_ctx: int, req: int) -> tuple[int, dict]:
     if kind == "rate_limit":
         wait = "Please retry after a short while" if ra is None else \
-            f"Please retry after {max(1, round(ra))} seconds"
+            f"Please retry after {max(1, math.ceil(ra))} seconds"
         return 429, {"error": {"code": "429", "message": (
             "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version "
             f"2024-10-21 have exceeded token rate limit of your current OpenAI S0 pricing tier. "
@@ -292,6 +293,6 @@ def cut_stream(model: str = "model") -> bytes:
              "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Let me"},
                           "finish_reason": None}]}
     event = f"data: {json.dumps(chunk)}\n\n".encode()
-    head = ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
-            "Connection: close\r\n\r\n").encode()
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+            b"Connection: close\r\n\r\n")
     return head + f"{len(event):X}\r\n".encode() + event + b"\r\n"
