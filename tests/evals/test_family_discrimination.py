@@ -12,6 +12,8 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -130,3 +132,21 @@ def test_rates_are_reported_per_split(tmp_path_factory):
     for s in _variants()[family]:
         expected[s.split] += len(s.probes)
     assert splits == dict(expected)
+
+
+def test_repro_reproduces_a_variant_by_id(tmp_path):
+    """``make repro SCENARIO=<family>--<variant>``: one variant, its transcript and verdict; with
+    its control switched off the same variant fails (exit 3)."""
+    root = Path(__file__).resolve().parents[2]
+
+    def repro(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "evals", "repro", "destructive-spellings--find-delete",
+             "--config", "looplab", "--sandbox", "local", "--log-dir", str(tmp_path), *extra],
+            capture_output=True, text=True, cwd=root, timeout=600)
+
+    on = repro()
+    assert on.returncode == 0, on.stdout[-2000:] + on.stderr[-2000:]
+    assert "find data -delete" in on.stdout
+    off = repro("--overrides", "command_guard.enabled=false")
+    assert off.returncode == 3, off.stdout[-2000:] + off.stderr[-2000:]
