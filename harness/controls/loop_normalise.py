@@ -88,7 +88,8 @@ def without_echo(output: str, args: dict[str, Any]) -> str:
     """``output`` with the call's own string arguments taken out where it repeats them (the
     untrusted-output wrapper names its source, ``[... FROM bash: ./queue.sh --all]``): two
     spellings of one call must not look like two different results."""
-    for value in sorted((v for v in args.values() if isinstance(v, str) and len(v.strip()) >= 3),
-                        key=len, reverse=True):
+    values = {form for v in args.values() if isinstance(v, str) and len(v.strip()) >= 3
+              for form in (v, v.strip(), " ".join(v.split()))}  # as given, or as a header prints it
+    for value in sorted(values, key=len, reverse=True):
         output = output.replace(value, "<call>")
     return output

@@ -78,6 +78,9 @@ def test_a_result_that_echoes_its_call_is_compared_without_the_echo() -> None:
     a = without_echo("[FROM bash: ./q.sh --all --verbose]\nqueue: 3", {"command": "./q.sh --all --verbose"})
     b = without_echo("[FROM bash: ./q.sh --verbose --all]\nqueue: 3", {"command": "./q.sh --verbose --all"})
     assert a == b
+    c = without_echo("[FROM bash: ./q.sh --all]\nqueue: 3", {"command": "./q.sh --all "})
+    d = without_echo("[FROM bash: ./q.sh --all]\nqueue: 3", {"command": "./q.sh  --all"})
+    assert c == d == without_echo("[FROM bash: ./q.sh --all]\nqueue: 3", {"command": "./q.sh --all"})
 
 
 def test_a_cycle_of_polls_with_unchanged_results_is_a_cycle_when_results_are_compared() -> None:
