@@ -90,8 +90,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                         log_realtime=False, score_display=False)
     wall = time.monotonic() - t0
     rc = run_outcome(logs, len(tasks))
-    if not args.no_report:
-        rc = rc or _report(log_dir)
+    if not args.no_report and logs:  # an incomplete run gets a scorecard too, marked as such
+        report_rc = _report(log_dir)
+        rc = rc or report_rc
     if args.split_child:  # one process of a split run: its parent prints the totals
         print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
     else:
