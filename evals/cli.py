@@ -4,8 +4,10 @@
     python -m evals repro SCENARIO [--config looplab] [--overrides key=value,...]
     python -m evals list
 
-``run`` writes inspect logs to ``logs/<timestamp>/`` (``logs/latest`` points there), then the
-scorecard to ``reports/out/<timestamp>/``, and prints the wall time.
+``run`` writes inspect logs to ``logs/<timestamp>/``, then the scorecard to
+``reports/out/<timestamp>/``, and prints the wall time; ``logs/latest`` points at the last
+*complete* run. Exit codes: 0 complete, 1 a sample errored (infrastructure: named on stderr),
+2 bad input, 130 interrupted; ``repro`` exits 3 when a probed item failed.
 """
 
 from __future__ import annotations
