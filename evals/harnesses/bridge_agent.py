@@ -176,7 +176,7 @@ async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int
     """Run ``argv`` under ``timeout`` with its output in a log file; → (exit code, output tail).
     Exit code 124/137: stopped by the wall-clock limit."""
     limit = int(spec.finish.timeout_s)
-    script = f"exec timeout -k 5 {limit} \"$@\" >{LOG} 2>&1 </dev/null"
+    script = f"mkdir -p \"$HOME\"; exec timeout -k 5 {limit} \"$@\" >{LOG} 2>&1 </dev/null"
     try:
         res = await sandbox().exec(["bash", "-c", script, "harness", *argv], cwd=workdir,
                                    env=environment(spec, workdir), timeout=limit + 30)

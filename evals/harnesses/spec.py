@@ -63,7 +63,7 @@ class ImageSpec(_Strict):
 class FinishSpec(_Strict):
     """How a run of the harness ends."""
 
-    timeout_s: float = Field(240.0, gt=0, le=3600)
+    timeout_s: float = Field(600.0, gt=0, le=3600)
     """Wall-clock limit of one run; a harness still running then is stopped (status ``timeout``)."""
     model_call_limit: int = Field(80, ge=1, le=10_000)
     """Model calls after which the bridge answers every further call with an error (a harness
