@@ -76,7 +76,8 @@ async def infrastructure_failure() -> str | None:
         return ("the harness recorded no ending: it never started, or the sample was stopped "
                 "before it could")
     if exit_status == "error":
-        message = str(store().get(RUN_KEY, {}).get("message") or "(no message)")
+        run: dict[str, Any] = store().get(RUN_KEY) or {}
+        message = str(run.get("message") or "(no message)")
         return f"the run ended on an exception in our code: {message[:300]}"
     try:  # a container removed mid-run (cleanup, interrupt, engine restart) ends here
         res = await sandbox().exec(["true"], timeout=LIVENESS_TIMEOUT_S)
