@@ -190,6 +190,9 @@ def _load_config_file(path: Path) -> DockerSandboxConfig:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise ValueError(f"looplab-docker: cannot read sandbox config file {path}: {err}") from err
+    except UnicodeDecodeError as err:
+        raise ValueError(f"looplab-docker: sandbox config file {path} is not UTF-8 text "
+                         f"(byte {err.start}: {err.reason})") from err
     except yaml.YAMLError as err:
         raise ValueError(f"looplab-docker: {path} is not valid YAML/JSON: {err}") from err
     if data is None:

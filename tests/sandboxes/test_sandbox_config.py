@@ -87,6 +87,10 @@ def test_bad_config_file_names_the_file(tmp_path: Path) -> None:
         resolve_config(str(path))
     with pytest.raises(ValueError, match="missing.yaml"):
         resolve_config(str(tmp_path / "missing.yaml"))
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"image: caf\xe9\n")
+    with pytest.raises(ValueError, match=r"latin\.yaml is not UTF-8"):
+        resolve_config(str(latin))
 
 
 def test_sandbox_is_registered_and_import_is_cheap() -> None:
