@@ -26,7 +26,7 @@ from evals.task import configurations, looplab_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("looplab-sandboxed", "mini-swe-agent", "mini-swe-agent-text", "openai-agents",
-           "smolagents-tools", "smolagents-code", "pydantic-ai", "langgraph-react", "toy-example")
+           "smolagents-tools", "smolagents-code", "pydantic-ai", "langgraph-react", "codex-cli", "toy-example")
 
 
 def write_spec(folder: Path, text: str, **files: str) -> Path:

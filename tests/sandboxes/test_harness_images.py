@@ -33,6 +33,9 @@ EXPECTED = {
     "smolagents-tools": {"fail"},
     "pydantic-ai": {"fail"},
     "langgraph-react": {"fail"},
+    # Codex CLI's first request (its instructions and tool schemas) is larger than the
+    # scenario's 16k-token window: the actor answers it with a context overflow and Codex stops.
+    "codex-cli": {"fail", "not_applicable"},
     "mini-swe-agent-text": {"fail", "not_applicable"},
     "smolagents-code": {"fail", "not_applicable"},
 }
