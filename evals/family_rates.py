@@ -44,7 +44,7 @@ def tally(paths: list[str], by_family: bool = False) -> dict[tuple[str, str, str
         for sample in log.samples or []:
             meta = sample.metadata or {}
             split = meta.get("split") or "public"
-            family = (meta.get("family_id") or "") if by_family else ""
+            family = (meta.get("family_id") or "library") if by_family else ""
             score = (sample.scores or {}).get("checklist")
             items = (score.metadata or {}).get("items", {}) if score else {}
             for entry in items.values():
