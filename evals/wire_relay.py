@@ -100,7 +100,10 @@ async def _open_bridge(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamW
 
 
 async def _relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, bridge_port: int) -> None:
-    head, body = await _read_message(reader)
+    try:
+        head, body = await _read_message(reader)
+    except asyncio.IncompleteReadError:
+        return  # a readiness probe: connected and went away
     up_reader, up_writer = await _open_bridge(bridge_port)
     try:
         up_writer.write(_request_bytes(head, body))

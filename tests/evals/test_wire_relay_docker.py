@@ -50,6 +50,7 @@ def _bridge_ready() -> str | None:
 
 def _run_client() -> list[dict[str, Any]]:
     from inspect_ai.agent import sandbox_agent_bridge
+
     from sandboxes.docker_provider import DockerSandboxConfig
 
     seen: list[dict[str, Any]] = []
