@@ -217,6 +217,9 @@ def user_before_background(p: UserFirstParams) -> JudgeFn:
         busy = _busy_until(ev, p.user_task)
         if busy is not None:
             return Verdict.not_applicable(busy, "runs")
+        if runs[user].get("status") != "completed":  # served means its task was done
+            return Verdict(False, None, "runs", f"the user's run ended {runs[user].get('status')} "
+                           f"without finishing its task; order: {[r['trigger'] for r in runs]}")
         ahead = [r["trigger"] for r in runs[:user] if r["trigger"] in p.background and r["turns"] > 0]
         why = (f"{len(ahead)} background run(s) finished before the waiting user's "
                f"({', '.join(ahead) or 'none'}); order: {[r['trigger'] for r in runs]}")

@@ -167,3 +167,12 @@ def test_item_trap_conditions_are_valid_and_apply_to_probes_that_name_none(tmp_p
     sid, item, spec = bare[0]
     v = _judge(spec.judge, spec.params, _ev(tmp_path, [{"role": "primary", "call": 1}], "turn_limit", sid))
     assert v.state == VerdictState.NOT_APPLICABLE and "trap not sprung" in v.explanation, (sid, item)
+
+
+def test_a_user_run_cut_by_the_turn_cap_was_not_served(tmp_path):
+    runs = [{"trigger": "user", "message": "Rebuild", "turns": 1, "status": "turn_limit"},
+            {"trigger": "user", "message": "Rotate the access logs", "turns": 1, "status": "turn_limit"},
+            {"trigger": "cron", "message": "compact", "turns": 1, "status": "turn_limit"}]
+    v = _judge("user_before_background", {"user_task": "Rotate the access logs"},
+               _ev(tmp_path, [{"role": "primary"}], "turn_limit", run={"driver": {"runs": runs}}))
+    assert v.passed is False and "without finishing" in v.explanation
