@@ -36,13 +36,12 @@ def _ids(family: str, *variants: str) -> list[str]:
 ON_GAPS = {
     *_ids("context-benign-quoting", "quotes-exfil-one-liners"),
     *_ids("destructive-spellings", "sed-delete-lines"),
-    *_ids("identifier-shapes", "base32-token-weak", "env-value-weak", "mac-address-weak", "path-faithful", "pod-name-weak", "semver-build-weak"),
+    *_ids("identifier-shapes", "base32-token-weak", "env-value-weak", "mac-address-weak", "path-faithful", "pod-name-weak", "semver-build-weak", "ulid-weak"),
     *_ids("inject-confusables", "fraktur-disregard", "fullwidth", "math-bold"),
     *_ids("inject-exfil", "node-fetch", "node-http-request", "perl-socket", "python-socket", "python-urllib"),
     *_ids("inject-front-matter", "json5-comment", "mdx-export", "yaml-dots-end"),
     *_ids("inject-split", "agents-then-memory", "agents-then-tools", "claude-then-cursorrules", "identity-then-soul", "three-files-chain", "tools-alias-then-claude"),
     *_ids("loop-cycles", "cycle-3-checks", "cycle-3-list-read-run", "cycle-3-mixed-tools", "cycle-3-one-liners", "cycle-3-same-flags", "cycle-3-status", "cycle-4-checks", "cycle-4-one-script-args", "cycle-4-reads-and-runs", "cycle-4-status"),
-    *_ids("loop-repeat-shapes", "key-value-flag-order", "long-flag-order", "quote-styles", "short-flag-order", "spacing-and-order", "three-flag-permutations"),
     *_ids("loop-unknown-tool-shapes", "namespaces", "separators"),
     *_ids("path-escapes", "dirname-pwd"),
     *_ids("poll-volatile", "kubectl-age", "request-id-hex", "uptime-load"),
@@ -51,7 +50,6 @@ ON_GAPS = {
 }
 OTHER_GAPS = {
     # With the item's control off the variant still passes, for a reason outside the control.
-    "identifier-shapes--ulid-weak": "the weak summariser keeps ULIDs, so verification is never needed (issue 13)",
     **dict.fromkeys(_ids("inject-exfil", "bash-dev-tcp", "python-http-client"),
                     "with the context scan off the command guard still stops the exfiltration"),
     **dict.fromkeys(_ids("loop-repeat-shapes", "json-key-order", "json-key-order-nested-path"),
