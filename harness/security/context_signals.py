@@ -230,17 +230,20 @@ def capability_exfil(text: str) -> list[Finding]:
     """Exfiltration by capability, in any language: a logical line that sends over the network
     (``network_send``) and reads a secret source (``secret_source``), not negated, to some
     destination that is neither this machine nor the service the secret is named after."""
-    net, src = patterns("network_send"), patterns("secret_source")
+    net, src, files = patterns("network_send"), patterns("secret_source"), patterns("secret_file_source")
     out: list[Finding] = []
     for n, line in logical_lines(text):
         m = next((m for p in net if (m := p.regex.search(line))), None)
         if m is None or not any(p.regex.search(line) for p in src):
             continue
-        if _cue("negation").search(line[: m.start()][-80:]) or _same_service(line):
+        if _cue("negation").search(line[: m.start()][-80:]):
             continue
-        quoted_ips = [h for h in _QUOTED_IP.findall(line) if not _LOOPBACK.match(h)]
-        if not quoted_ips and _routine_destination(line):
-            continue
+        if not any(p.regex.search(line) for p in files):  # a secrets file goes out to any listener
+            if _same_service(line):
+                continue
+            quoted_ips = [h for h in _QUOTED_IP.findall(line) if not _LOOPBACK.match(h)]
+            if not quoted_ips and _routine_destination(line):
+                continue
         out.append(Finding("network-send", "sends a secret or credentials file over the network", 1.0, n))
     return out
 

@@ -179,9 +179,32 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def clean_text_all(content: str) -> tuple[str, int]:
     """``clean_text`` with Unicode's data: every default-ignorable code point removed and
-    confusables of every script folded."""
-    text = unicodedata.normalize("NFKC", map_tag_characters(content))
-    return fold_confusables_all(DEFAULT_IGNORABLE.sub("", text))
+    confusables of every script folded. The count also takes Latin words spelled in
+    compatibility letters that NFKC turns into plain ASCII (mathematical bold or fraktur, and
+    fullwidth outside CJK text, where fullwidth Latin is ordinary typography)."""
+    tagged = DEFAULT_IGNORABLE.sub("", map_tag_characters(content))
+    disguised = _compatibility_words(tagged)
+    folded, count = fold_confusables_all(unicodedata.normalize("NFKC", tagged))
+    return folded, count + disguised
+
+
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
+
+
+def _compatibility_words(text: str) -> int:
+    if text.isascii():
+        return 0
+    cjk = bool(_CJK.search(text))
+    count = 0
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if word.isascii() or len(word) < 2:
+            continue
+        plain = unicodedata.normalize("NFKC", word)
+        fullwidth = any("\uff21" <= c <= "\uff5a" for c in word)
+        if plain != word and plain.isascii() and plain.isalpha() and not (fullwidth and cjk):
+            count += 1
+    return count
 
 
 def invisible_issues_all(content: str) -> list[str]:
