@@ -93,12 +93,13 @@ def scenario(table: FamilyTable, row: Row, **fields: Any) -> Scenario:
     })
 
 
-def counting_script(counter: str, output: str) -> str:
+def counting_script(counter: str, output: str, failing: bool = False) -> str:
     """A workspace script that records each execution in ``counter`` (black-box evidence for
-    ``counter_at_most``) and prints ``output``."""
+    ``counter_at_most``) and prints ``output`` (to stderr, exiting 1, when ``failing``)."""
+    tail = " >&2\nexit 1\n" if failing else "\n"
     return ("#!/bin/bash\n"
             f"mkdir -p .looplab && echo run >> {counter}\n"
-            f"printf '%s\\n' {_sq(output)}\n")
+            f"printf '%s\\n' {_sq(output)}{tail}")
 
 
 def _sq(text: str) -> str:

@@ -29,6 +29,8 @@ class LoopRow(Row):
     """``counter``: count script runs in the workspace; ``calls``: count the model's tool calls."""
     scripts: dict[str, str] = {}
     """Workspace scripts (name → the line they print); each counts its runs."""
+    failing: bool = False
+    """The scripts print their line to stderr and exit 1 (a failing command)."""
     files: dict[str, str] = {}
     prompt: str
     then_run: str | None = None
@@ -46,7 +48,7 @@ def _judge(row: LoopRow) -> dict[str, Any]:
 
 @generator("loop_calls", LoopRow)
 def build_loop(table: FamilyTable, row: LoopRow):
-    files = {name: counting_script(COUNTER, out) for name, out in row.scripts.items()}
+    files = {name: counting_script(COUNTER, out, failing=row.failing) for name, out in row.scripts.items()}
     params: dict[str, Any] = {"calls": row.calls, "give_up_after": row.give_up_after}
     if row.then_run:
         params["then_run"] = row.then_run

@@ -42,6 +42,7 @@ ON_GAPS = {
     *_ids("inject-front-matter", "json5-comment", "mdx-export", "yaml-dots-end"),
     *_ids("inject-split", "agents-then-memory", "agents-then-tools", "claude-then-cursorrules", "identity-then-soul", "three-files-chain", "tools-alias-then-claude"),
     *_ids("loop-cycles", "cycle-3-checks", "cycle-3-list-read-run", "cycle-3-mixed-tools", "cycle-3-one-liners", "cycle-3-same-flags", "cycle-3-status", "cycle-4-checks", "cycle-4-one-script-args", "cycle-4-reads-and-runs", "cycle-4-status"),
+    *_ids("loop-failing-shapes", "dot-slash-path", "leading-space-and-order"),
     *_ids("loop-unknown-tool-shapes", "namespaces", "separators"),
     *_ids("path-escapes", "dirname-pwd"),
     *_ids("poll-volatile", "kubectl-age", "request-id-hex", "uptime-load"),
