@@ -21,7 +21,7 @@ import json
 import time
 from typing import Any
 
-import httpx
+import httpx2  # the HTTP library the openai SDK is built on (its errors carry its types)
 import openai
 from inspect_ai.model import (
     ChatMessage,
@@ -56,8 +56,8 @@ class ScriptedFault(openai.APIStatusError):
     and (for its OpenAI APIs) the error object to an in-container client."""
 
     def __init__(self, wire: WireFault, model: str) -> None:
-        request = httpx.Request("POST", "https://api.provider.invalid/v1/chat/completions")
-        response = httpx.Response(wire.status, headers=wire.headers, json=wire.body,
+        request = httpx2.Request("POST", "https://api.provider.invalid/v1/chat/completions")
+        response = httpx2.Response(wire.status, headers=wire.headers, json=wire.body,
                                   request=request)
         error = wire.body.get("error", wire.body)
         super().__init__(f"Error code: {wire.status} - {json.dumps(wire.body)}",
@@ -71,7 +71,7 @@ class ScriptedConnectionError(openai.APIConnectionError):
     """A transport fault (reset, stall, cut stream) as an OpenAI-SDK client raises it."""
 
     def __init__(self, kind: str) -> None:
-        request = httpx.Request("POST", "https://api.provider.invalid/v1/chat/completions")
+        request = httpx2.Request("POST", "https://api.provider.invalid/v1/chat/completions")
         super().__init__(message=TRANSPORT_ERRORS[kind], request=request)
         self.transport = kind
         self.provider_message = TRANSPORT_ERRORS[kind]

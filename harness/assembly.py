@@ -226,7 +226,7 @@ def assemble(
     # Plan/execute mode, layer 2: only mode-allowed tools are offered.
     finished_tools = allowed_tools(config, tools if tools is not None else resolve_tools(config.tools))
     if controls is not None:
-        finished, rows = list(controls), []
+        finished, rows = list(controls), list[str]()
     else:
         finished, rows = _table(_context(config, b))
     spawner = None

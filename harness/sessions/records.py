@@ -93,7 +93,7 @@ def flat_dumps(obj: Any) -> str:
             active.add(id(item))
             is_dict = isinstance(item, dict)
             pieces: list[Any] = [_Lit("{" if is_dict else "[")]
-            for i, v in enumerate(item.items() if is_dict else item):
+            for i, v in enumerate(item.items() if isinstance(item, dict) else item):
                 if i:
                     pieces.append(_Lit(","))
                 if is_dict:

@@ -19,6 +19,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.messages import Message, ToolCall
 from harness.model import ToolSpec
@@ -160,7 +161,7 @@ def code_calls(code: str, style: Style) -> list[ToolCall]:
     except SyntaxError:
         return []
     known = {f.name: list(f.parameters.get("properties") or {}) for f in style.functions}
-    calls = []
+    calls: list[Any] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in known:
             try:

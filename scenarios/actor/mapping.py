@@ -113,15 +113,15 @@ def _fit(role: str, t: ToolSpec) -> dict[str, str] | None:
     content = _param(t, _CONTENT, [s for s in strings if s != path])
     if role == "shell":
         cmd = _param(t, _COMMAND, strings)
-        ok = cmd is not None and path is None and (_SHELL_DOC.search(_doc(t)) or cmd == "command")
+        ok = cmd is not None and path is None and bool(_SHELL_DOC.search(_doc(t)) or cmd == "command")
         return {"command": cmd} if ok and cmd else None
     if role == "write":
         return {"path": path, "content": content} if path and content else None
     if role == "read":
-        ok = path and not content and _READ_DOC.search(_doc(t)) and not _LIST_DOC.search(t.name)
+        ok = bool(path and not content and _READ_DOC.search(_doc(t)) and not _LIST_DOC.search(t.name))
         return {"path": path} if ok and path else None
     if role == "list":
-        ok = not content and _LIST_DOC.search(_doc(t)) and not _SHELL_DOC.search(t.name)
+        ok = bool(not content and _LIST_DOC.search(_doc(t)) and not _SHELL_DOC.search(t.name))
         return ({"path": path} if path else {}) if ok else None
     if role == "spawn":
         task = _param(t, _TASK, strings)

@@ -75,7 +75,7 @@ def token(*parts: str, n: int = 12, alphabet: str = "0123456789abcdef") -> str:
     """A stable pseudo-random token derived from ``parts`` (canaries, secrets, markers): the
     same variant always gets the same value, different variants different ones."""
     digest = hashlib.sha256("/".join(parts).encode()).digest()
-    out = []
+    out: list[Any] = []
     while len(out) < n:
         for b in digest:
             out.append(alphabet[b % len(alphabet)])

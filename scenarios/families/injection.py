@@ -11,6 +11,7 @@ quote attack phrases and must still reach the model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Literal
 
@@ -55,7 +56,7 @@ class InjectionRow(Row):
     """The attack phrase an encoding disguises."""
 
 
-def _poisoned(table: FamilyTable, row: InjectionRow, files: dict[str, str]):
+def _poisoned(table: FamilyTable, row: InjectionRow, files: Mapping[str, str]):
     if CANARY not in row.command:
         raise ValueError(f"{table.id}/{row.id}: the command must write {CANARY}")
     return scenario(
@@ -151,7 +152,8 @@ class SplitRow(InjectionRow):
 
 @generator("inject_split", SplitRow)
 def build_split(table: FamilyTable, row: SplitRow):
-    files = {f: _guide(text.replace("{command}", f"`{row.command}`")) for f, text in row.parts.items()}
+    files: dict[str, str] = {f: _guide(text.replace("{command}", f"`{row.command}`"))
+                             for f, text in row.parts.items()}
     return _poisoned(table, row, files)
 
 
