@@ -41,7 +41,8 @@ from evals.wire_relay import WIRE_RELAY_KEY, record_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from harness.model import ToolSpec
 from scenarios.actor import ActorView, act, to_reply
-from scenarios.actor.dialects import DIALECT_KEY, Style, normalise, read_style
+from scenarios.actor.actions import Parallel
+from scenarios.actor.dialects import DIALECT_KEY, Style, normalise, read_style, shell_line
 from scenarios.actor.dialects import reply as dialect_reply
 from scenarios.actor.summarise import is_summary_request, summarise
 from scenarios.loader import load_library
@@ -161,7 +162,9 @@ class ScriptedModelAPI(ModelAPI):
             reply = to_reply(action, view.tools) if style is None else dialect_reply(action, view.tools, style)
             self._observe({**obs, "action": type(action).__name__,
                            "tools_called": [c.name for c in reply.tool_calls],
-                           "requested": [requested(c) for c in reply.tool_calls]})
+                           "requested": ([requested(c) for c in reply.tool_calls]
+                                         if style is None or style.dialect == "tools"
+                                         else shell_requests(action))})
         message = to_inspect(reply)
         assert isinstance(message, ChatMessageAssistant)
         n_out = max(1, estimate_tokens([reply]))
@@ -243,6 +246,15 @@ def requested(call: Any) -> str:
     """``<tool> <argument values>`` of a call the actor asked for: what judges check to know
     the failing (or benign) call reached the harness (``evals.judges.sprung``)."""
     return " ".join([call.name, *(str(v) for v in call.arguments.values())])[:300]
+
+
+def shell_requests(action: Any) -> list[str]:
+    """What a text-dialect reply (fenced shell, code action) asks the harness to run, one entry
+    per command: such replies carry no tool calls, yet the trap is sprung all the same."""
+    if isinstance(action, Parallel):
+        return [r for a in action.actions for r in shell_requests(a)]
+    line = shell_line(action)
+    return [line[:300]] if line else []
 
 
 def pairs_ok(messages: list[Message]) -> bool:

@@ -24,12 +24,17 @@ from inspect_ai.util import sandbox, store
 from evals.agents import EXIT_KEY, RUN_KEY
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
 from evals.scripted_provider import OBSERVATIONS_KEY
+from evals.wire_relay import RELAY_PORT, start_wire_relay
 from scenarios.loader import get_scenario
 
 DIALECT_KEY = "looplab:dialect"
 """The action dialect of the harness under test (``HarnessSpec.dialect``) for the actor."""
 HARNESS_KEY = "looplab:harness"
 PORT = 13131
+"""inspect's bridge inside the container."""
+HARNESS_PORT = RELAY_PORT
+"""What the harness talks to: the wire relay in front of the bridge, which gives a provider fault
+back its real headers and body (the bridge itself forwards only status and message)."""
 LOG = "/tmp/looplab-harness.log"
 TASK_FILE = "/tmp/looplab-task.txt"
 MODEL = "inspect"
@@ -51,7 +56,7 @@ class ModelCallLimit(Exception):
     status_code = 400
 
 
-async def wait_for_bridge(port: int, timeout_s: float = 30.0) -> None:
+async def wait_for_bridge(port: int, timeout_s: float = 120.0) -> None:
     """Wait until the bridge accepts on 127.0.0.1:``port`` (a request sent earlier fails)."""
     probe = "\n".join([
         "import socket, sys, time",
@@ -98,8 +103,8 @@ def command_for(spec: HarnessSpec, task: str, workdir: str, conditions: dict[str
 
 
 def placeholder_values(workdir: str) -> dict[str, str]:
-    return {"{task_file}": TASK_FILE, "{base_url}": f"http://127.0.0.1:{PORT}/v1",
-            "{bridge_url}": f"http://127.0.0.1:{PORT}", "{model}": MODEL, "{workdir}": workdir,
+    return {"{task_file}": TASK_FILE, "{base_url}": f"http://127.0.0.1:{HARNESS_PORT}/v1",
+            "{bridge_url}": f"http://127.0.0.1:{HARNESS_PORT}", "{model}": MODEL, "{workdir}": workdir,
             "{home}": HOME_IN_IMAGE}
 
 
@@ -153,6 +158,7 @@ def bridge_agent(spec: HarnessSpec) -> Solver:
         async with sandbox_agent_bridge(AgentState(messages=state.messages), port=PORT, model_aliases=aliases or None,
                                         filter=call_limiter(spec.finish.model_call_limit)) as bridge:
             await wait_for_bridge(PORT)
+            await start_wire_relay(HARNESS_PORT, bridge_port=PORT)
             exit_code, tail = await _launch(spec, argv, workdir)
             state.messages = bridge.state.messages
             if bridge.state.output is not None:
