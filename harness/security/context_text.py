@@ -141,6 +141,7 @@ def confusable_map() -> dict[str, str]:
     """Every non-ASCII character Unicode's confusables data (TR39, shipped with the maintained
     ``confusable-homoglyphs`` package) lists as a look-alike of one ASCII letter, in any script:
     Cyrillic, Greek, Armenian, Cherokee, mathematical alphanumerics, Latin variants ..."""
+    # Loaded on first use: the confusables table is large and only looplab's scan option reads it.
     from confusable_homoglyphs.confusables import confusables_data
 
     out: dict[str, str] = {}

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -51,9 +52,8 @@ def _read_yaml(path: Path) -> object:
         raise PatternFileError(f"{path}: not valid YAML: {e}") from e
 
 
-@cache
-def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = re.IGNORECASE) -> tuple[Pattern, ...]:
-    """Patterns from ``section`` of a YAML file: a list of ``{id, pattern, <text_key>}``."""
+def _section(name_or_path: str, section: str) -> tuple[Path, list[Any]]:
+    """The list under ``section`` of a pattern file, and the file's resolved path."""
     path = _resolve(name_or_path)
     if not path.is_file():
         raise PatternFileError(f"pattern file {name_or_path!r} not found (looked at {path})")
@@ -61,6 +61,13 @@ def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = r
     entries = data.get(section) if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise PatternFileError(f"{path}: expected a list under {section!r}")
+    return path, entries
+
+
+@cache
+def load_patterns(name_or_path: str, section: str, text_key: str, flags: int = re.IGNORECASE) -> tuple[Pattern, ...]:
+    """Patterns from ``section`` of a YAML file: a list of ``{id, pattern, <text_key>}``."""
+    path, entries = _section(name_or_path, section)
     out = []
     for i, entry in enumerate(entries):
         where = f"{path}: {section}[{i}]"
@@ -97,13 +104,7 @@ def compile_extra(patterns: tuple[str, ...], what: str, flags: int = re.IGNORECA
 @cache
 def load_texts(name_or_path: str, section: str, text_key: str) -> dict[str, str]:
     """``{id: text}`` from ``section`` of a YAML file: a list of ``{id, <text_key>}`` (no regex)."""
-    path = _resolve(name_or_path)
-    if not path.is_file():
-        raise PatternFileError(f"pattern file {name_or_path!r} not found (looked at {path})")
-    data = _read_yaml(path)
-    entries = data.get(section) if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise PatternFileError(f"{path}: expected a list under {section!r}")
+    path, entries = _section(name_or_path, section)
     out: dict[str, str] = {}
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or "id" not in entry or text_key not in entry:

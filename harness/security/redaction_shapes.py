@@ -226,8 +226,9 @@ def _replace_token(line: str, secret: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _vendor_secrets(line: str) -> tuple[str, ...]:
+    # Imported on first use: detect-secrets loads its plugins at import, and only redaction needs it.
     from detect_secrets.core.scan import scan_line
-    from detect_secrets.settings import transient_settings
+    from detect_secrets.settings import transient_settings  # (same reason)
 
     with transient_settings(_SETTINGS):
         found = {s.secret_value for s in scan_line(line) if s.secret_value}

@@ -255,12 +255,7 @@ def test_function_level_imports_each_say_why() -> None:
                     here, above = lines[node.lineno - 1], lines[node.lineno - 2].strip()
                     if "#" not in here and not above.startswith("#"):
                         bare.append(f"{path.relative_to(HARNESS)}:{node.lineno}")
-    # Modules of work going on elsewhere (security, loop normalisation); listed so that the list
-    # can only shrink. security/wiring.py is no longer imported: harness.assembly's table
-    # replaced it.
-    pending = {"controls/loop_normalise.py", "security/context_text.py",
-               "security/redaction_shapes.py", "security/wiring.py"}
-    assert [b for b in bare if b.split(":")[0] not in pending] == []
+    assert bare == []
 
 
 def test_subagents_never_import_the_loop() -> None:
