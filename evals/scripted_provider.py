@@ -103,6 +103,10 @@ class ScriptedModelAPI(ModelAPI):
                          config=config or GenerateConfig())
         self.action_dialect: str | None = model_args.get("action_dialect")
         """``-M action_dialect=...``; else the harness spec's, from the sample store."""
+        self.check_name(model_name)
+
+    def check_name(self, model_name: str) -> None:
+        """Refuse a name this provider cannot play (subclasses playing other data override it)."""
         check_model_name(model_name)
 
     def _scenario_and_role(self) -> tuple[Scenario, str]:

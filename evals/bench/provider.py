@@ -29,6 +29,10 @@ def actor_of(model_name: str) -> str | None:
 
 
 class BenchScriptedModelAPI(ScriptedModelAPI):
+    def check_name(self, model_name: str) -> None:
+        """Any name is valid here: an actor, or a fallback role playing the primary's actor
+        (checked per sample, when the actor is known)."""
+
     def _scenario_and_role(self) -> tuple[Scenario, str]:
         sample_id = store().get(SAMPLE_KEY)
         if sample_id is None:

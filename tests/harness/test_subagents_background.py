@@ -171,6 +171,8 @@ def test_a_background_child_outlives_the_write_gate_of_its_spawn(tmp_path: Path)
             return [call("release")]
         if done == 2:
             return [call("bash", command="for i in $(seq 600); do [ -f late.txt ] && break; sleep 0.05; done")]
+        if not wrote and done < 60:  # the child sees its write's result on its next turn: wait for it
+            return [call("bash", command="sleep 0.1")]
         return "done"
 
     cfg = HarnessConfig(subagents={"enabled": True}, deadlines={"enabled": True})

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import minisweagent
 import yaml
 
 from harness.messages import Message, ToolCall
@@ -17,7 +16,12 @@ from scenarios.actor.actions import Answer, ListDir, Parallel, RawCall, Read, Ru
 from scenarios.actor.dialects import code_functions, normalise, read_style, reply
 from scenarios.actor.mapping import find_tool
 
-MSWEA = yaml.safe_load((Path(minisweagent.__file__).parent / "config" / "mini_textbased.yaml").read_text())
+MSWEA = yaml.safe_load((Path(__file__).parent / "fixtures" / "mini_swe_agent_textbased.yaml").read_text())
+# mini-swe-agent 2.4.6 tool mode: models/utils/actions_toolcall.py BASH_TOOL
+BASH_TOOL = {"type": "function", "function": {
+    "name": "bash", "description": "Execute a bash command",
+    "parameters": {"type": "object", "properties": {"command": {
+        "type": "string", "description": "The bash command to execute"}}, "required": ["command"]}}}
 TASK = "The tests fail. Fix them."
 FAILING = {"command": "./run_tests.sh", "give_up_after": 3, "final_answer": "Stopping: tests keep failing."}
 
@@ -102,8 +106,6 @@ def test_fenced_shell_history_becomes_exchanges_and_replies_are_fenced() -> None
 
 
 def test_mini_swe_agent_tool_mode_finishes_with_its_command() -> None:
-    from minisweagent.models.utils.actions_toolcall import BASH_TOOL
-
     fn = BASH_TOOL["function"]
     tools = [ToolSpec(name=fn["name"], description=fn["description"], parameters=fn["parameters"])]
     messages = _mswea_messages()
