@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from scenarios.checklist import checklist_by_id
 from scenarios.corpus import entries, house_rule_marker
-from scenarios.schema import Scenario
+from scenarios.schema import Scenario, describe_validation
 
 LIBRARY_DIR = Path(__file__).parent / "library"
 
@@ -20,11 +20,7 @@ class ScenarioError(ValueError):
 
 
 def _format_validation(path: Path, e: ValidationError) -> str:
-    lines = [f"{path}: invalid scenario"]
-    for err in e.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"  field {loc}: {err['msg']}")
-    return "\n".join(lines)
+    return describe_validation(f"{path}: invalid scenario", e)
 
 
 def load_scenario_file(path: Path) -> Scenario:

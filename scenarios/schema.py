@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 FaultKind = Literal[
     "rate_limit", "overloaded", "quota_exceeded", "auth_error", "context_overflow", "bad_request",
@@ -186,3 +186,12 @@ class Scenario(_Strict):
         if not v:
             raise ValueError("a scenario must probe at least one checklist item")
         return v
+
+
+def describe_validation(where: str, e: ValidationError) -> str:
+    """A pydantic error as one line per field, under ``where`` (the file, or file and entry)."""
+    lines = [where]
+    for err in e.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        lines.append(f"  field {loc}: {err['msg']}")
+    return "\n".join(lines)

@@ -24,7 +24,7 @@ from scenarios.families import (  # noqa: F401  (each module registers its gener
     secret_leaks,
 )
 from scenarios.families.base import GENERATORS, FamilyTable, Row
-from scenarios.schema import Scenario
+from scenarios.schema import Scenario, describe_validation
 
 FAMILIES_DIR = Path(__file__).parent
 
@@ -34,11 +34,7 @@ class FamilyError(ValueError):
 
 
 def _errors(where: str, e: ValidationError) -> str:
-    lines = [f"{where}: invalid"]
-    for err in e.errors():
-        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"  field {loc}: {err['msg']}")
-    return "\n".join(lines)
+    return describe_validation(f"{where}: invalid", e)
 
 
 def load_table(path: Path) -> FamilyTable:
