@@ -3,47 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
+from exec_only_workspace import ExecOnlyWorkspace
 
 from harness import Agent, HarnessConfig, LocalWorkspace
 from harness.security.paths import check_path
 from harness.testing import call, scripted
-from harness.workspace import ExecResult
-
-
-class ShellWorkspace:
-    """A workspace that is not a ``LocalWorkspace`` (like a container): the guard must resolve
-    paths by running ``realpath`` inside it."""
-
-    def __init__(self, root: Path) -> None:
-        self._local = LocalWorkspace(root)
-        self.root = self._local.root
-
-    async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
-        return await self._local.exec(command, timeout)
-
-    async def read_file(self, path: str) -> str:
-        return await self._local.read_file(path)
-
-    async def write_file(self, path: str, content: str) -> None:
-        await self._local.write_file(path, content)
-
-
-@pytest.fixture
-def layout(tmp_path: Path) -> Path:
-    """tmp/ws is the workspace; tmp/outside holds a secret; ws/link -> outside."""
-    ws, outside = tmp_path / "ws", tmp_path / "outside"
-    (ws / "src").mkdir(parents=True)
-    outside.mkdir()
-    (outside / "secret.txt").write_text("TOP SECRET")
-    (ws / "src" / "main.py").write_text("print(1)")
-    os.symlink(outside, ws / "link")
-    os.symlink(ws / "src", ws / "src_alias")
-    return ws
-
 
 CASES = [
     ("src/main.py", True),
@@ -62,7 +29,7 @@ CASES = [
 @pytest.mark.parametrize("path, inside", CASES)
 @pytest.mark.parametrize("kind", ["local", "shell"])
 def test_check_path(layout: Path, kind: str, path: str, inside: bool) -> None:
-    ws = LocalWorkspace(layout) if kind == "local" else ShellWorkspace(layout)
+    ws = LocalWorkspace(layout) if kind == "local" else ExecOnlyWorkspace(layout)
     result = asyncio.run(check_path(ws, path))
     assert result.inside is inside, result
     assert result.root == str(layout.resolve())

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from exec_only_workspace import ExecOnlyWorkspace
 
 from harness import Agent, HarnessConfig, LocalWorkspace, get_preset
 from harness.security.commands import CommandGuard, check_shell_command
@@ -17,7 +18,6 @@ from harness.security.patterns import PatternFileError
 from harness.security.shell_parse import parse
 from harness.security.shell_paths import path_words
 from harness.testing import call, scripted
-from harness.workspace import ExecResult
 
 
 def _run(cfg: HarnessConfig, ws: Path, command: str):
@@ -73,21 +73,6 @@ def test_path_words_follow_cd_and_skip_urls_messages_and_printing() -> None:
     assert [(cwd, w) for cwd, w in words if "/" in w or w == "src"] == [(".", "src"), ("src", "../a.txt")]
 
 
-class ExecOnlyWorkspace:
-    """A workspace reached only through ``exec`` (like a container): paths resolve there."""
-
-    def __init__(self, root: Path) -> None:
-        self._local = LocalWorkspace(root)
-        self.root = self._local.root
-
-    async def exec(self, command: str, timeout: float | None = None) -> ExecResult:
-        return await self._local.exec(command, timeout)
-
-    async def read_file(self, path: str) -> str:
-        return await self._local.read_file(path)
-
-    async def write_file(self, path: str, content: str) -> None:
-        await self._local.write_file(path, content)
 
 
 def test_shell_paths_resolve_inside_an_exec_only_workspace(tmp_path: Path) -> None:

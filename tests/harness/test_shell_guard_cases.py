@@ -10,7 +10,6 @@ reason (``HELDOUT_MISSES``): the rate is the measurement, not something to fit.
 from __future__ import annotations
 
 import asyncio
-import os
 from functools import cache
 from pathlib import Path
 
@@ -64,16 +63,6 @@ def test_looplab_lets_read_only_and_ordinary_commands_run(command: str) -> None:
 
 
 # --- the path guard on shell commands ---------------------------------------------------------
-@pytest.fixture
-def layout(tmp_path: Path) -> Path:
-    ws, outside = tmp_path / "ws", tmp_path / "outside"
-    (ws / "src").mkdir(parents=True)
-    outside.mkdir()
-    (outside / "secret.txt").write_text("TOP SECRET")
-    (ws / "src" / "main.py").write_text("print(1)")
-    os.symlink(outside, ws / "link")
-    os.symlink(ws / "src", ws / "src_alias")
-    return ws
 
 
 def _shell_run(ws: Path, command: str):
