@@ -22,6 +22,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import sandbox, store
 
 from evals.agents import EXIT_KEY, RUN_KEY
+from evals.harnesses.bridge_polling import poll_at_sandbox_rate
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
 from evals.scripted_provider import OBSERVATIONS_KEY
 from evals.wire_relay import RELAY_PORT, start_wire_relay
@@ -35,6 +36,8 @@ PORT = 13131
 HARNESS_PORT = RELAY_PORT
 """What the harness talks to: the wire relay in front of the bridge, which gives a provider fault
 back its real headers and body (the bridge itself forwards only status and message)."""
+poll_at_sandbox_rate()
+
 LOG = "/tmp/looplab-harness.log"
 TASK_FILE = "/tmp/looplab-task.txt"
 MODEL = "inspect"
