@@ -1,6 +1,8 @@
-"""Pass rates per configuration and split (public library, dev families, untuned families).
+"""Pass rates per configuration and split (public library; dev, untuned and fresh families).
 
-A control change is judged on the untuned split: this reads inspect logs and prints, per
+A control change is judged on the untuned split, and the fresh split (rows written after the
+last control change, never tuned on) says how well that judgement holds: this reads inspect
+logs and prints, per
 configuration, the pass rate of checklist verdicts on each split (and per family with
 ``--by-family``). Only pass and fail count; not-applicable and error verdicts are left out.
 
@@ -17,7 +19,7 @@ from typing import Any
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-SPLITS = ("public", "dev", "untuned")
+SPLITS = ("public", "dev", "untuned", "fresh")
 
 
 def _config(log: Any) -> str:

@@ -24,7 +24,7 @@ from reports.fmt import (
     rel_link,
     viewer_url,
 )
-from reports.markdown import ranked
+from reports.markdown import SPLIT_HEADERS, ranked, split_cells
 from reports.tables import CELL_STATES
 
 if TYPE_CHECKING:
@@ -170,12 +170,10 @@ def _cost(card: Scorecard) -> str:
 def _splits(card: Scorecard) -> str:
     if card.splits is None:
         return ""
-    rows = [[escape(r["config"]), escape(str(r["family_id"])), rate(r["dev_rate"]),
-             f"{r['dev_pass']}/{r['dev_n']}", rate(r["untuned_rate"]),
-             f"{r['untuned_pass']}/{r['untuned_n']}"] for r in card.splits.to_dict("records")]
-    return tag("h2", "Generated families: dev vs untuned") + table(
-        ["configuration", "family", "dev pass rate", "dev passed / judged", "untuned pass rate",
-         "untuned passed / judged"], rows, id_="splits")
+    rows = [[escape(r["config"]), escape(str(r["family_id"])), *split_cells(r)]
+            for r in card.splits.to_dict("records")]
+    return tag("h2", "Generated families: dev vs untuned vs fresh") + table(
+        ["configuration", "family", *SPLIT_HEADERS], rows, id_="splits")
 
 
 def _serving(card: Scorecard) -> str:

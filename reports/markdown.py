@@ -18,6 +18,7 @@ from reports.fmt import (
     viewer_url,
 )
 from reports.serving import markdown_section as serving_section
+from reports.tables import FAMILY_SPLITS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -172,18 +173,25 @@ def failures_section(card: Scorecard) -> list[str]:
     return lines
 
 
+SPLIT_HEADERS = [h for s in FAMILY_SPLITS for h in (f"{s} pass rate", f"{s} passed / judged")]
+
+
+def split_cells(r: dict) -> list[str]:
+    """Rate and passed/judged of one row of ``Scorecard.splits``, per family split in order."""
+    return [cell for s in FAMILY_SPLITS
+            for cell in (rate(r[f"{s}_rate"]), f"{r[f'{s}_pass']}/{r[f'{s}_n']}")]
+
+
 def splits_section(card: Scorecard) -> list[str]:
     if card.splits is None:
         return []
-    rows = [[r["config"], r["family_id"], rate(r["dev_rate"]), f"{r['dev_pass']}/{r['dev_n']}",
-             rate(r["untuned_rate"]), f"{r['untuned_pass']}/{r['untuned_n']}"]
-            for r in card.splits.to_dict("records")]
-    return ["## Generated families: dev vs untuned", "",
+    rows = [[r["config"], r["family_id"], *split_cells(r)] for r in card.splits.to_dict("records")]
+    return ["## Generated families: dev vs untuned vs fresh", "",
             "Pass rate over judged item observations of each generated family, on the variants "
-            "the controls were developed against (dev) and on those held back (untuned). A "
-            "large gap means a control fits its development variants, not the failure.", "",
-            *table(["configuration", "family", "dev pass rate", "dev passed / judged",
-                    "untuned pass rate", "untuned passed / judged"], rows)]
+            "the controls were developed against (dev), on those held back (untuned) and on "
+            "those written after the last control change and never tuned on (fresh). A large "
+            "gap means a control fits its development variants, not the failure.", "",
+            *table(["configuration", "family", *SPLIT_HEADERS], rows)]
 
 
 def errors_section(card: Scorecard) -> list[str]:

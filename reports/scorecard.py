@@ -31,7 +31,7 @@ class Scorecard:
     unprobed: list[str]
     """Checklist items no configuration probed in this run."""
     splits: pd.DataFrame | None = None
-    """Dev vs untuned pass rates per configuration and generated family, when the run has any."""
+    """Dev, untuned and fresh pass rates per configuration and generated family, when the run has any."""
     incomplete: list[str] = field(default_factory=list)
     """Why the run is incomplete (errored samples, logs that did not finish); empty when whole."""
     serving: list[dict] = field(default_factory=list)

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from reports.load import RunData
 
 CELL_STATES = ("pass", "fail", "error", "unjudged", "not_probed")
+FAMILY_SPLITS = ("dev", "untuned", "fresh")
+"""Splits of generated families, in the order the scorecard shows them (``scenarios/README.md``)."""
 """States of a heatmap cell (item × configuration)."""
 
 
@@ -209,14 +211,14 @@ def incomplete(run: RunData) -> list[str]:
 
 def splits(run: RunData) -> pd.DataFrame | None:
     """Per configuration and generated family (``family_id``): pass rate over judged item
-    observations on ``dev`` variants and on ``untuned`` ones; None without such samples."""
-    items = run.items[run.items["split"].isin(["dev", "untuned"])]
+    observations on ``dev``, ``untuned`` and ``fresh`` variants; None without such samples."""
+    items = run.items[run.items["split"].isin(FAMILY_SPLITS)]
     if items.empty:
         return None
     rows = []
     for (config, family_id), g in items.groupby(["config", "family_id"], sort=False, dropna=False):
         row: dict[str, Any] = {"config": config, "family_id": family_id or "(all)"}
-        for split in ("dev", "untuned"):
+        for split in FAMILY_SPLITS:
             judged = g[(g["split"] == split) & g["state"].isin(["pass", "fail"])]
             n_pass = int((judged["state"] == "pass").sum())
             row.update({f"{split}_n": len(judged), f"{split}_pass": n_pass,

@@ -172,9 +172,10 @@ class Scenario(_Strict):
     family_id: str | None = None
     """Set by a generated variant family (``scenarios/families/``): the family's id (the part of
     the scenario id before ``--``). ``None``: a library scenario."""
-    split: Literal["dev", "untuned"] | None = None
-    """Set by a generated variant family: ``dev`` (controls may be tuned on it) or ``untuned``
-    (made with other parameters; only measured, never tuned on). ``None``: a public library
+    split: Literal["dev", "untuned", "fresh"] | None = None
+    """Set by a generated variant family: ``dev`` (controls may be tuned on it), ``untuned``
+    (made with other parameters; only measured, never tuned on) or ``fresh`` (written after the
+    last control change; no control has ever been changed for it). ``None``: a public library
     scenario."""
     tags: list[str] = Field(default_factory=list)
     real_model: RealModelSpec | None = None

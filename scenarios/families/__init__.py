@@ -1,4 +1,4 @@
-"""Variant families: scenarios generated from parameter tables, split into dev and untuned.
+"""Variant families: scenarios generated from parameter tables, split into dev, untuned and fresh.
 
 Each ``scenarios/families/<family-id>.yaml`` names a generator ``kind`` (one small module per
 kind below) and lists variants with stable ids. ``load_families()`` builds one ``Scenario`` per

@@ -27,9 +27,12 @@ class Row(BaseModel):
 
     id: str = Field(pattern=ID_PATTERN)
     """Stable variant id (kebab-case), unique within the family; never reused."""
-    split: Literal["dev", "untuned"]
+    split: Literal["dev", "untuned", "fresh"]
     """``dev``: controls may be tuned on it. ``untuned``: made with other parameters (other
-    spellings, encodings, shapes), only measured."""
+    spellings, encodings, shapes), only measured. ``fresh``: written after the last control
+    change, each a new surface form of the family's failure, and never used to change a control;
+    once a later round tunes a control on its misses, the round relabels those rows ``untuned``
+    and writes a new fresh batch (see ``scenarios/README.md``)."""
     note: str = ""
     """What this variant exercises (shown in the scenario title)."""
 

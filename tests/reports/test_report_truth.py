@@ -75,15 +75,18 @@ def test_an_incomplete_run_says_so_and_ranks_nothing(tmp_path):
     assert "make repro SCENARIO=s2 CONFIG=naive" in md
 
 
-def test_dev_and_untuned_rates_per_configuration(tmp_path):
+def test_dev_untuned_and_fresh_rates_per_configuration(tmp_path):
     logs = tmp_path / "logs"
-    runs = [lb.Run(f"v{i}", {TURN_CAP: lb.Item(i < 3, 1, "calls")},
-                   extra_metadata={"split": "dev" if i < 2 else "untuned", "family_id": "turns"})
-            for i in range(4)]
+    split = ["dev", "dev", "untuned", "untuned", "fresh", "fresh", "fresh"]
+    runs = [lb.Run(f"v{i}", {TURN_CAP: lb.Item(i in (0, 1, 2, 4), 1, "calls")},
+                   extra_metadata={"split": s, "family_id": "turns"})
+            for i, s in enumerate(split)]
     lb.write_run_log(logs, "looplab", runs)
     md = _card(logs, tmp_path)
-    assert "## Generated families: dev vs untuned" in md
-    assert "| looplab | turns | 100% | 2/2 | 50% | 1/2 |" in md
+    assert "## Generated families: dev vs untuned vs fresh" in md
+    assert "| looplab | turns | 100% | 2/2 | 50% | 1/2 | 33% | 1/3 |" in md
+    html = (tmp_path / "out" / "scorecard.html").read_text(encoding="utf-8")
+    assert "fresh pass rate" in html and "1/3" in html
 
 
 def test_sample_time_columns_say_what_they_sum(tmp_path):

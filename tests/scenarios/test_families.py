@@ -1,5 +1,5 @@
-"""Generated variant families: tables load into scenarios with stable ids, both splits exist and
-are made with other parameters, encodings really are what they claim, bad tables are refused
+"""Generated variant families: tables load into scenarios with stable ids, every split exists and
+each is made with other parameters than the others, encodings really are what they claim, bad tables are refused
 naming the file and field."""
 
 from __future__ import annotations
@@ -33,15 +33,26 @@ def _by_family() -> dict[str, list]:
     return out
 
 
-def test_every_family_has_five_variants_and_both_splits():
+def test_every_family_has_five_variants_and_every_split():
     for family, variants in _by_family().items():
         splits = {s.split for s in variants}
         assert len(variants) >= 5, family
-        assert splits == {"dev", "untuned"}, (family, splits)
+        assert splits == {"dev", "untuned", "fresh"}, (family, splits)
+        assert 3 <= sum(s.split == "fresh" for s in variants) <= 5, family
+
+
+def test_fresh_rows_close_each_table():
+    """Fresh rows sit under the table's ``# --- fresh ---`` comment, after every other row."""
+    for path in TABLES:
+        table = load_table(path)
+        splits = [r.split for r in rows(path, table)]
+        first = splits.index("fresh")
+        assert set(splits[first:]) == {"fresh"}, path.stem
+        assert "# --- fresh ---" in path.read_text(encoding="utf-8"), path.stem
 
 
 def test_total_sample_count_stays_reasonable():
-    assert 150 <= len(load_families()) <= 250
+    assert 150 <= len(load_families()) <= 320
 
 
 def test_variants_join_the_library_with_family_ids_and_splits():
@@ -67,14 +78,17 @@ SURFACE = {
 
 
 @pytest.mark.parametrize("path", TABLES, ids=[p.stem for p in TABLES])
-def test_untuned_variants_use_other_parameters(path):
+@pytest.mark.parametrize(("held_out", "other"), [("untuned", "dev"), ("fresh", "dev"),
+                                                 ("fresh", "untuned")])
+def test_held_out_variants_use_other_parameters(path, held_out, other):
     table = load_table(path)
     keys = SURFACE[table.kind]
     surface = defaultdict(set)
     for row in rows(path, table):
         value = json.dumps({k: getattr(row, k, None) for k in keys}, sort_keys=True, default=str)
         surface[row.split].add(value)
-    assert not surface["dev"] & surface["untuned"], path.stem
+    assert surface[held_out], (path.stem, held_out)
+    assert not surface[held_out] & surface[other], path.stem
 
 
 def test_ignorable_splits_share_no_code_point():
@@ -84,6 +98,7 @@ def test_ignorable_splits_share_no_code_point():
     for row in rows(path, table):
         points[row.split] |= set(row.code_points)
     assert not points["dev"] & points["untuned"]
+    assert not points["fresh"] & (points["dev"] | points["untuned"])
 
 
 # Default_Ignorable_Code_Point ranges (Unicode 15.1 DerivedCoreProperties.txt), by class.
