@@ -83,7 +83,7 @@ class PathGuard(Control):
         if isinstance(command, str) and command.strip():
             from harness.security.shell_paths import path_words  # bashlex only when this is on
 
-            words = [(cwd, w) for cwd, w in path_words(command) if not self._allowed(w)]
+            words = [(cwd, w) for cwd, w in path_words(command, _root(run.workspace)) if not self._allowed(w)]
             for (_, word), check in zip(words, await check_shell_paths(run.workspace, words), strict=True):
                 if not check.inside:
                     return _denied(run, call, f"{self.shell_tools[call.name]} (file argument {word!r})", word, check)
@@ -91,6 +91,13 @@ class PathGuard(Control):
 
     def _allowed(self, word: str) -> bool:
         return any(word == p or (p.endswith("/") and word.startswith(p)) for p in self.shell_allowed)
+
+
+def _root(workspace: Workspace) -> str:
+    """The root as the shell sees it (``$PWD`` at the start of a command line)."""
+    while isinstance(getattr(workspace, "inner", None), Workspace):
+        workspace = workspace.inner  # type: ignore[attr-defined]
+    return str(workspace.root)
 
 
 def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck) -> ToolOutcome:

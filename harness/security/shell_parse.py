@@ -39,6 +39,11 @@ class SimpleCommand:
     words an ``echo``/``printf`` piped into it."""
     via: str = ""
     """The program that runs this one for many inputs (``find`` -exec, ``xargs``), if any."""
+    piped_from: list[str] = field(default_factory=list)
+    """The words of the command whose output this one reads through a pipe, if any."""
+    assignments: list[str] = field(default_factory=list)
+    """``NAME=value`` words before the program, as written (a line of only assignments has
+    an empty ``argv``)."""
 
 
 @dataclass
@@ -157,6 +162,8 @@ def _children(node: object) -> list[object]:
 def _pipe_text(out: list[SimpleCommand], heads: list[int], start: int) -> None:
     """``echo 'DROP TABLE t' | psql``: the echoed words are the next command's stdin."""
     for a, b in zip(heads, heads[1:], strict=False):
+        if a < len(out) and b < len(out):
+            out[b].piped_from = list(out[a].argv)
         if a < len(out) and b < len(out) and out[a].argv[:1] and out[a].argv[0] in ("echo", "printf"):
             out[b].stdin_text = " ".join(w for w in out[a].argv[1:] if not w.startswith("-"))
 
@@ -168,6 +175,8 @@ def _command(node: object, out: list[SimpleCommand]) -> None:
         kind = getattr(part, "kind", "")
         if kind == "word":
             cmd.argv.append(part.word)
+        elif kind == "assignment":
+            cmd.assignments.append(part.word)
         elif kind == "redirect":
             target = part.output
             if hasattr(target, "word"):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from harness.security.shell_expand import Scope, assign, expand_word, from_parent
 from harness.security.shell_parse import SimpleCommand, parse
 from harness.security.shell_rules import _INTERPRETERS, _STRING, _code
 from harness.security.shell_unwrap import expand, program
@@ -26,43 +27,85 @@ _GLOB = re.compile(r"[*?\[]")
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME\})")
 
 
-def path_words(command: str) -> list[tuple[str, str]]:
+def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     """``(cwd, word)`` pairs: each word that may name a file, with the directory (relative to the
-    workspace root, ``cd`` followed) it is relative to. ``~``/``$HOME`` are kept as ``~``."""
+    workspace root, ``cd`` followed) it is relative to. ``~``/``$HOME`` are kept as ``~``.
+
+    ``root`` (the workspace root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their
+    ``dirname`` be evaluated (``shell_expand``); such words come back absolute. A word the line
+    cannot fix but builds with parent-directory operations comes back as ``..`` (fail closed)."""
     out: list[tuple[str, str]] = []
     cwd = "."
+    base = root.rstrip("/") or _STAND_IN_ROOT
+    scope = Scope(base)
     for cmd in parse(command).commands:
+        if not cmd.argv:
+            for a in cmd.assignments:
+                assign(a, scope)
+            continue
+        if program(cmd.argv) in _DECLARE:
+            for a in cmd.argv[1:]:
+                if "=" in a and not a.startswith("-"):
+                    assign(a, scope)
         if program(cmd.argv) in ("cd", "pushd") and len(cmd.argv) <= 3:
-            target = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
+            raw = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
+            target = _resolve(raw, scope, base)
             out.append((cwd, target))
-            cwd = target if target.startswith(("/", "~", "$")) else posixpath.normpath(posixpath.join(cwd, target))
+            scope.oldpwd = scope.cwd
+            if not target:  # cd "$UNKNOWN", cd -: files are then relative to an unknown place
+                cwd, scope.cwd = "$" + raw.lstrip("$"), None
+                continue
+            cwd = target if target.startswith(("/", "~")) else posixpath.normpath(posixpath.join(cwd, target))
+            scope.cwd = None if target.startswith("~") else posixpath.normpath(posixpath.join(base, cwd))
             continue
         for c in expand(cmd):
-            out += [(cwd, w) for w in _words(c)]
-    return [(c, w) for c, w in dict.fromkeys(out) if w]
+            out += [(cwd, _resolve(w, scope, base)) for w in _words(c)]
+    return [(_unstand(c), _unstand(w)) for c, w in dict.fromkeys(out) if w]
+
+
+_STAND_IN_ROOT = "/__workspace_root__"
+"""Where ``$PWD`` points when the caller gives no root; mapped back to relative paths."""
+_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
+
+
+def _resolve(word: str, scope: Scope, base: str) -> str:
+    """The path a raw word names after expansion (``""``: none that can be known)."""
+    if "$" not in word and "`" not in word or _HOME.match(word) and "$(" not in word and "`" not in word:
+        return _pathish(word)
+    value = expand_word(word, scope)
+    if value is None:
+        return ".." if from_parent(word, scope) else _pathish(word)
+    return _pathish(value, expanded=True)
+
+
+def _unstand(path: str) -> str:
+    if path == _STAND_IN_ROOT or path.startswith(_STAND_IN_ROOT + "/"):
+        return posixpath.relpath(path, _STAND_IN_ROOT)
+    return path
 
 
 def _words(cmd: SimpleCommand) -> list[str]:
     words = [t for op, t in cmd.redirects if not (op in (">&", "<&") and (t.isdigit() or t == "-"))]
     prog = program(cmd.argv)
     if prog in _TEXT_ONLY:
-        return [_pathish(w) for w in words]
+        return words
     if _INTERPRETERS.match(prog):
         code = _code(cmd)
         words += [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
         words = [w for w in words if "/" in w or w.startswith("..")]
         if code:
-            return [_pathish(w) for w in words]
+            return words
     for a in cmd.argv[1:]:
         if a.startswith("-"):
             a = a.split("=", 1)[1] if "=" in a else ""
         words.append(a)
-    return [_pathish(w) for w in words]
+    return words
 
 
-def _pathish(word: str) -> str:
-    """The part of ``word`` that names a file, or ``""`` when it cannot name a local one."""
-    if not word or any(ch.isspace() for ch in word) or "://" in word or "$(" in word or "`" in word:
+def _pathish(word: str, expanded: bool = False) -> str:
+    """The part of ``word`` that names a file, or ``""`` when it cannot name a local one
+    (``expanded``: the shell's expansions were evaluated, so spaces may belong to the path)."""
+    if not word or (not expanded and any(ch.isspace() for ch in word)) or "://" in word or "$(" in word or "`" in word:
         return ""
     if word.startswith("$") and not _HOME.match(word):
         return ""

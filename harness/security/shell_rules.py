@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from harness.security.patterns import load_patterns
+from harness.security.shell_inplace import inplace_rule
 from harness.security.shell_parse import SimpleCommand, parse
 from harness.security.shell_unwrap import expand, program
 
@@ -34,13 +35,19 @@ _DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d
 _HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|full)$")
 _WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}
 _QUIET = {":", "true", "false"}
+_EMPTY_SOURCE = re.compile(r"^/dev/null$")
+_INSTALL_VALUE_OPTS = {"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t", "--target-directory"}
 _STRING = re.compile(r"""(?<![\w\\])(?:'((?:[^'\\\n]|\\.){1,500})'|"((?:[^"\\\n]|\\.){1,500})"|`([^`\n]{1,500})`)""")
 _LIST = re.compile(r"\[\s*((?:['\"][^'\"\n]*['\"]\s*,\s*)+['\"][^'\"\n]*['\"])\s*,?\s*\]")
 # Code that hands a string to a shell or starts a process (only then is a string a command).
 _RUNS_PROCESS = re.compile(r"\b(?:system|popen|subprocess|exec\w*|spawn\w*|child_process|check_output|call|run|"
                            r"Popen|shell_exec|passthru|proc_open|IO\.popen|Open3|Command|Start-Process)\b|`|\bsh\s*\(")
-_OPEN_W = re.compile(r"""\bopen\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]""")
-_WRITES = re.compile(r"\.write(?:lines)?\s*\(|\bdump\s*\(|\bprint\s*\([^)]*\bfile\s*=|\bcopyfileobj\b|\.to_\w+\s*\(")
+# A file opened for writing from the start: open(p, 'w'), Path(p).open('w'), Perl's open(F, '>', p)
+# and open(F, ">p") (not '>>', which appends); harmless when the code then writes to it.
+_OPEN_W = re.compile(r"""\bopen\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]|\.open\s*\(\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]"""
+                     r"""|\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['"]\+?>(?!>)""")
+_WRITES = re.compile(r"\.write(?:lines)?\s*\(|\bdump\s*\(|\bprint\s*\([^)]*\bfile\s*=|\bcopyfileobj\b|\.to_\w+\s*\("
+                     r"|\b(?:print|printf|say)\s*\{?\s*\$\w+|\bprint\s+[A-Z]\w*\s|\bsyswrite\b|\.(?:puts|print)\b|<<")
 
 
 def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple[str | None, bool]:
@@ -65,6 +72,12 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
         return "bulk-delete"
     if prog in _SQL_CLIENTS:
         return _sql_rule(" ".join(cmd.argv[1:]) + "\n" + cmd.stdin_text)
+    if rule := inplace_rule(prog, cmd.argv[1:]):
+        return rule
+    if prog == "tee":
+        return _tee(cmd)
+    if prog == "dd" and (rule := _dd_empty(cmd)):
+        return rule
     if _INTERPRETERS.match(prog):
         return _code_rule(cmd, depth)
     check = _PROGRAMS.get(prog) or (_mkfs if prog.startswith("mkfs") else None)
@@ -146,12 +159,51 @@ def _dd(args: list[str]) -> str | None:
 
 def _mv(args: list[str]) -> str | None:
     _, operands = _flags(args)
-    return "move-to-null" if len(operands) >= 2 and operands[-1] == "/dev/null" else None
+    if len(operands) >= 2 and operands[-1] == "/dev/null":
+        return "move-to-null"
+    return _cp(args)
 
 
 def _cp(args: list[str]) -> str | None:
+    """``cp``/``mv``/``install`` with an empty device as the source: the target is emptied."""
     _, operands = _flags(args)
-    return "truncate-file" if len(operands) >= 2 and operands[0] == "/dev/null" else None
+    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
+
+
+def _install(args: list[str]) -> str | None:
+    operands = [a for i, a in enumerate(args) if not a.startswith("-") and not (i and args[i - 1] in _INSTALL_VALUE_OPTS)]
+    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
+
+
+def _ln(args: list[str]) -> str | None:
+    """``ln -sf /dev/null file``: the file is replaced by a link to nothing."""
+    flags, operands = _flags(args)
+    forced = flags & {"f", "--force"}
+    return "truncate-file" if forced and len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
+
+
+def _tee(cmd: SimpleCommand) -> str | None:
+    """``tee file`` reading nothing (``< /dev/null``, or a pipe from a command that writes
+    nothing) empties each file it is given, unless it appends."""
+    flags, operands = _flags(cmd.argv[1:])
+    if flags & {"a", "--append"} or not operands:
+        return None
+    empty_stdin = any(op == "<" and _EMPTY_SOURCE.match(t) for op, t in cmd.redirects)
+    if empty_stdin or cmd.piped_from and _writes_nothing(SimpleCommand(cmd.piped_from)):
+        return "truncate-file"
+    return None
+
+
+def _dd_empty(cmd: SimpleCommand) -> str | None:
+    """``dd`` truncates its output file (unless ``conv=notrunc``) and then copies nothing when
+    its input is empty or ``count=0``."""
+    kv = dict(a.split("=", 1) for a in cmd.argv[1:] if "=" in a)
+    target, source = kv.get("of", ""), kv.get("if", "")
+    if not target or target.startswith("/dev/") or "notrunc" in kv.get("conv", "") or kv.get("seek", "0") not in ("0", ""):
+        return None
+    if not source:
+        source = next((t for op, t in cmd.redirects if op == "<"), "")
+    return "truncate-file" if _EMPTY_SOURCE.match(source) or kv.get("count") == "0" else None
 
 
 def _chmod(args: list[str]) -> str | None:
@@ -168,6 +220,7 @@ def _mkfs(args: list[str]) -> str | None:
 
 _PROGRAMS = {
     "rm": _rm, "find": _find, "git": _git, "truncate": _truncate, "dd": _dd, "mv": _mv, "cp": _cp,
+    "install": _install, "ln": _ln,
     "chmod": _chmod, "shred": lambda a: "shred", "srm": lambda a: "shred", "wipe": lambda a: "shred",
     "mke2fs": _mkfs, "wipefs": _mkfs,
 }
@@ -185,17 +238,17 @@ def _redirect_rule(cmd: SimpleCommand) -> str | None:
 
 
 def _writes_nothing(cmd: SimpleCommand) -> bool:
-    """The command's output is empty, so ``> file`` only empties the file (``: > f``, ``> f``,
-    ``true > f``, ``cat /dev/null > f``, ``echo -n > f``, ``printf '' > f``)."""
+    """The command's output is empty or blank, so ``> file`` only empties the file (``: > f``,
+    ``> f``, ``true > f``, ``cat /dev/null > f``, ``echo -n > f``, ``echo > f``, ``printf '' > f``)."""
     prog, args = program(cmd.argv), cmd.argv[1:]
     if not cmd.argv or prog in _QUIET:
         return True
     if prog == "cat":
         return all(a == "/dev/null" for a in args) and bool(args)
-    if prog == "echo":
-        return bool(args) and all(re.fullmatch(r"-[eE]*n[neE]*", a) for a in args)
+    if prog == "echo":  # `echo > f`, `echo '' > f`: a blank line replaces the content
+        return all(re.fullmatch(r"-[neE]+", a) or not a.strip() for a in args)
     if prog == "printf":
-        return not args or args[0] == ""
+        return not args or re.fullmatch(r"(?:\s|\\[ntr])*", args[0]) is not None and len(args) == 1
     return False
 
 

@@ -56,7 +56,7 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
         if prog == "command" and args[:1] and args[0] in ("-v", "-V"):
             return []
         rest = _after_options(args, _WRAPPERS[prog], prog == "env", _LEADING_OPERANDS.get(prog, 0))
-        return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via)] if rest else []
+        return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))] if rest else []
     if prog == "xargs":
         rest = _after_options(args, _XARGS_VALUE_OPTS, False, 0)
         return [SimpleCommand(rest or ["echo"], [], "", "xargs")]

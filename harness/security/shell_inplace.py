@@ -1,0 +1,244 @@
+"""In-place editors that empty the files they edit (``sed -i``, ``perl -i``, ``ruby -i``, ``vim``/``ex``).
+
+An in-place edit rewrites a file with the editor's output; when the script keeps no line, the
+file is emptied as surely as by ``: > file``. The script is read, not pattern-matched as text:
+``sed`` scripts are split into commands with their addresses (GNU sed's grammar), and a command
+that deletes (``d``, ``D``, ``c``, ``Q``) or blanks (``s/.*//``) lines counts only when its
+address covers every line, or all but the first or last (``1,$``, ``2,$``, ``$!``, a regex that
+matches any text such as ``/^/`` or ``/./``). ``-n`` with no command that prints keeps nothing.
+So ``sed -i '/DEBUG/d'``, ``sed -i 1d``, ``sed -n -i '/x/p'`` and ``sed -i '/x/!d'`` (filters)
+are ordinary edits, and an edit that keeps a backup (``-i.bak``) destroys nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PROBE = ["id,name,email", "1,Ada,ada@example.com", "  indented text", "# a comment", "x", "12345",
+          "DEBUG something happened", "last line of the file"]
+"""Lines of ordinary text: a regex address that matches all of them matches any line."""
+_PRINTS = set("pPl=aicrRwW")
+_ADDR = re.compile(r"\s*(?:(?P<a1>\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/I?M?|\\(?P<d>.)(?:(?!(?P=d)).)*(?P=d))"
+                   r"(?:\s*,\s*(?P<a2>\d+|\$|[+~]\d+|/(?:[^/\\]|\\.)*/I?M?))?)?\s*(?P<neg>!)?\s*")
+
+
+def inplace_rule(prog: str, args: list[str]) -> str | None:
+    """``"inplace-empty"`` when this in-place edit keeps no line of the file it rewrites."""
+    if prog in ("sed", "gsed"):
+        return _sed(args)
+    if prog in ("perl", "ruby"):
+        return _perl_like(args)
+    if prog in ("vim", "vi", "nvim", "ex", "view"):
+        return _vim(args)
+    return None
+
+
+def _sed(args: list[str]) -> str | None:
+    scripts, files, inplace, quiet, extended, i = [], [], False, False, False, 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "--expression") and i + 1 < len(args):
+            scripts.append(args[i + 1])
+            i += 2
+            continue
+        if a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+        elif a == "--in-place" or a.startswith("--in-place="):
+            inplace = inplace or a == "--in-place" or a == "--in-place="
+            if a.startswith("--in-place=") and a != "--in-place=":
+                return None  # a backup is kept
+        elif a in ("-n", "--quiet", "--silent"):
+            quiet = True
+        elif a in ("-E", "-r", "--regexp-extended"):
+            extended = True
+        elif a in ("-f", "--file"):
+            return None  # the script is in a file this line does not show
+        elif a.startswith("-") and not a.startswith("--") and len(a) > 1:
+            letters = a[1:]
+            if "i" in letters:
+                before, _, suffix = letters.partition("i")
+                if suffix:
+                    return None  # -i.bak, -ibak, -ie: a backup is kept
+                inplace = True
+                letters = before
+            quiet |= "n" in letters
+            extended |= bool(set(letters) & {"E", "r"})
+            if letters.endswith("e") and i + 1 < len(args):
+                scripts.append(args[i + 1])
+                i += 1
+        elif not a.startswith("-"):
+            files.append(a)
+        i += 1
+    if not inplace:
+        return None
+    if not scripts and files:
+        scripts.append(files.pop(0))
+    if not files:
+        return None
+    return "inplace-empty" if _keeps_nothing("\n".join(scripts), quiet, extended) else None
+
+
+def _commands(script: str, extended: bool) -> list[tuple[re.Match[str], str, str, bool]]:
+    """``(address match, command letter, rest, inside)`` for each command of a sed script;
+    ``inside`` is False when an enclosing ``{ }`` block's address does not cover every line."""
+    out, blocks, i = [], [], 0
+    while i < len(script):
+        if script[i] in " \t\n;":
+            i += 1
+            continue
+        if script[i] == "}":
+            blocks = blocks[:-1]
+            i += 1
+            continue
+        m = _ADDR.match(script, i)
+        j = m.end()
+        if j >= len(script):
+            break
+        if script[j] == "{":
+            blocks.append(_covers_all(m, extended))
+            i = j + 1
+            continue
+        end = _command_end(script, j)
+        out.append((m, script[j], script[j + 1:end], all(blocks)))
+        i = end
+    return out
+
+
+def _command_end(script: str, j: int) -> int:
+    letter = script[j]
+    if letter in "aic":  # text to the end of the line
+        nl = script.find("\n", j)
+        return len(script) if nl < 0 else nl
+    k = j + 1
+    if letter in "sy" and j + 1 < len(script):
+        delim, k, parts = script[j + 1], j + 2, 0
+        while k < len(script) and parts < 2:
+            if script[k] == "\\":
+                k += 1
+            elif script[k] == delim:
+                parts += 1
+            k += 1
+    while k < len(script) and script[k] not in ";\n}":
+        k += 1
+    return k
+
+
+def _keeps_nothing(script: str, quiet: bool, extended: bool) -> bool:
+    commands = _commands(script, extended)
+    if quiet and not any(letter in _PRINTS or letter == "s" and _s_flags(rest) & set("pwe")
+                         for _, letter, rest, _ in commands):
+        return True
+    return any(inside and _covers_all(m, extended) and (letter in "dDcQ" or letter == "s" and _blanks(rest, extended))
+               for m, letter, rest, inside in commands)
+
+
+def _s_parts(rest: str) -> list[str]:
+    return re.split(rf"(?<!\\){re.escape(rest[0])}", rest[1:]) if rest else []
+
+
+def _s_flags(rest: str) -> set[str]:
+    parts = _s_parts(rest)
+    return set(parts[2]) if len(parts) > 2 else set()
+
+
+def _covers_all(m: re.Match[str], extended: bool) -> bool:
+    """Whether an address selects every line, or all but the first or the last."""
+    a1, a2, neg = m.group("a1"), m.group("a2"), bool(m.group("neg"))
+    if not a1:
+        return not neg
+    if neg:  # `$!d`, `1!d`: all but one line
+        return not a2 and a1 in ("$", "1")
+    if a2:
+        return (a1 in ("0", "1", "2") or _universal(a1, extended)) and a2 == "$"
+    if "~" in a1:
+        first, step = a1.split("~")
+        return step == "1" and first in ("0", "1")
+    return _universal(a1, extended)
+
+
+def _universal(address: str, extended: bool) -> bool:
+    """A regex address that matches every line of ordinary text."""
+    if address.startswith("/"):
+        body = address[1:address.rindex("/")]
+    elif address.startswith("\\") and len(address) > 2:
+        body = address[2:address.rindex(address[1])]
+    else:
+        return False
+    rx = _python_regex(body, extended)
+    return rx is not None and all(rx.search(line) for line in _PROBE)
+
+
+def _blanks(rest: str, extended: bool) -> bool:
+    """``s/REGEX/REPL/``: the regex takes every line's whole text and the replacement is blank."""
+    parts = _s_parts(rest)
+    if len(parts) < 2 or parts[1].strip():
+        return False
+    rx = _python_regex(parts[0], extended)
+    return rx is not None and all(not rx.sub("", line, count=1).strip() for line in _PROBE)
+
+
+def _python_regex(body: str, extended: bool) -> re.Pattern[str] | None:
+    """A sed regex (basic or extended) as a Python regex; None when it cannot be read."""
+    if not extended:  # BRE: \( \) \{ \} \+ \? \| are the operators; bare ones are literal
+        body = re.sub(r"\\([(){}+?|])|([(){}+?|])", lambda m: m.group(1) or "\\" + m.group(2), body)
+    body = body.replace("[[:space:]]", r"\s").replace("[[:alnum:]]", "[A-Za-z0-9]")
+    try:
+        return re.compile(body)
+    except re.error:
+        return None
+
+
+def _perl_like(args: list[str]) -> str | None:
+    """``perl -i -ne CODE FILE`` / ``perl -pi -e CODE FILE`` (ruby alike) with no backup."""
+    inplace = loop = ""
+    code, files, i = None, [], 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("-") and not a.startswith("--") and len(a) > 1 and code is None or a in ("-e", "-E"):
+            letters = a[1:]
+            if "i" in letters:
+                _, _, suffix = letters.partition("i")
+                if suffix:
+                    return None  # -i.bak (and -pie: backup suffix "e") keeps a backup
+                inplace = "i"
+                letters = letters.replace("i", "")
+            loop += "".join(ch for ch in letters if ch in "np")
+            if letters.endswith(("e", "E")) and i + 1 < len(args):
+                code = (code + "\n" if code else "") + args[i + 1]
+                i += 1
+        elif not a.startswith("-"):
+            files.append(a)
+        i += 1
+    if not inplace or code is None or not files:
+        return None
+    if "p" in loop:  # prints each line unless the code blanks it
+        blank = re.search(r"\$_\s*=\s*(?:\"\"|''|q[qw]?\s*[({\[/]\s*[)}\]/]|undef\b)|\bundef\s*\(?\s*\$_|\$_\s*=\s*\(\)", code)
+        conditional = re.search(r"\b(?:if|unless)\b|&&|\|\||\?", code)
+        return "inplace-empty" if blank and not conditional else None
+    if "n" in loop and not re.search(r"\b(?:print|printf|say|puts|syswrite|write)\b|\$stdout|\bp\b", code):
+        return "inplace-empty"
+    return None
+
+
+def _vim(args: list[str]) -> str | None:
+    """``vim -c '%d' -c wq FILE``, ``ex -sc 'g/^/d|x' FILE``: a whole-buffer delete, then a write."""
+    commands, files, i = [], [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-c", "--cmd") and i + 1 < len(args):
+            commands += args[i + 1].split("|")
+            i += 1
+        elif a.startswith("-") and a.endswith("c") and len(a) <= 4 and i + 1 < len(args):
+            commands += args[i + 1].split("|")
+            i += 1
+        elif a.startswith("+") and len(a) > 1:
+            commands += a[1:].split("|")
+        elif not a.startswith("-"):
+            files.append(a)
+        i += 1
+    if not files:
+        return None
+    whole = re.compile(r"^\s*:?\s*(?:%|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^\.\*|\^\.\*\$)?/)\s*d(?:e(?:l(?:ete?)?)?)?!?\s*$")
+    wipes = [n for n, c in enumerate(commands) if whole.match(c)]
+    writes = [n for n, c in enumerate(commands) if re.match(r"^\s*:?\s*(?:w|wq|x|wq!|x!|wqa|xa|write|exit|update)!?\s*$", c)]
+    return "inplace-empty" if wipes and writes and max(writes) > min(wipes) else None
