@@ -23,7 +23,10 @@ from harness.security.shell_parse import parse
 
 _NAME = re.compile(r"[A-Za-z_]\w*|\d|[@*#?$!-]")
 _PARAM = re.compile(r"^([A-Za-z_]\w*|\d+|[@*#?$!-])(.*)$", re.S)
-_PARENT = re.compile(r"(?:^|[/\s\"'=(])\.\.(?:$|[/\s\"')])|\bdirname\b|%%?[\"']?/|\bpardir\b|\.parent\b")
+# Parent-directory operations on a value the line cannot fix: a `..` segment, or the parent of
+# another program's output (`$(dirname "$(git rev-parse --show-toplevel)")`). The parent of an
+# unknown variable (`dirname "$f"` in a loop over relative paths) is not one: it stays relative.
+_PARENT = re.compile(r"(?:^|[/\s\"'=(])\.\.(?:$|[/\s\"')])|\bdirname\s+(?:-\S+\s+)*[\"']?(?:\$\(|`)|\bpardir\b")
 _MAX_DEPTH = 6
 
 

@@ -12,28 +12,34 @@ are ordinary edits, and an edit that keeps a backup (``-i.bak``) destroys nothin
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 _PROBE = ["id,name,email", "1,Ada,ada@example.com", "  indented text", "# a comment", "x", "12345",
           "DEBUG something happened", "last line of the file"]
 """Lines of ordinary text: a regex address that matches all of them matches any line."""
-_PRINTS = set("pPl=aicrRwW")
+_PRINTS = set("pPl=airRwW")
+"""Commands that output text of their own (``c`` replaces the line's text: it destroys it)."""
 _ADDR = re.compile(r"\s*(?:(?P<a1>\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/I?M?|\\(?P<d>.)(?:(?!(?P=d)).)*(?P=d))"
                    r"(?:\s*,\s*(?P<a2>\d+|\$|[+~]\d+|/(?:[^/\\]|\\.)*/I?M?))?)?\s*(?P<neg>!)?\s*")
 
 
-def inplace_rule(prog: str, args: list[str]) -> str | None:
-    """``"inplace-empty"`` when this in-place edit keeps no line of the file it rewrites."""
+def inplace_rule(prog: str, args: list[str], stdin: str = "", fed: bool = False) -> str | None:
+    """``"inplace-empty"`` when this in-place edit keeps no line of the file it rewrites.
+    ``stdin``: the editor script the line feeds it (here-document, here-string, ``printf |``);
+    ``fed``: ``xargs``/``find -exec`` add the file operands."""
     if prog in ("sed", "gsed"):
-        return _sed(args)
+        return _sed(args, fed)
     if prog in ("perl", "ruby"):
-        return _perl_like(args)
-    if prog in ("vim", "vi", "nvim", "ex", "view"):
-        return _vim(args)
+        return _perl_like(args, fed)
+    if prog in ("vim", "vi", "nvim", "ex", "view", "ed", "red"):
+        return _ex_like(args, stdin, fed)
+    if prog in ("awk", "gawk"):
+        return _awk(args, fed)
     return None
 
 
-def _sed(args: list[str]) -> str | None:
+def _sed(args: list[str], fed: bool) -> str | None:
     scripts, files, inplace, quiet, extended, i = [], [], False, False, False, 0
     while i < len(args):
         a = args[i]
@@ -73,7 +79,7 @@ def _sed(args: list[str]) -> str | None:
         return None
     if not scripts and files:
         scripts.append(files.pop(0))
-    if not files:
+    if not files and not fed:
         return None
     return "inplace-empty" if _keeps_nothing("\n".join(scripts), quiet, extended) else None
 
@@ -124,12 +130,21 @@ def _command_end(script: str, j: int) -> int:
 
 
 def _keeps_nothing(script: str, quiet: bool, extended: bool) -> bool:
+    """No line survives: ``-n`` and nothing printed, or a command that deletes or blanks lines
+    on an address covering them all, with nothing printed before. Deleting all but one line
+    counts only when the script keeps no lines aside (``1!G;h;$!d`` reverses the file)."""
     commands = _commands(script, extended)
-    if quiet and not any(letter in _PRINTS or letter == "s" and _s_flags(rest) & set("pwe")
-                         for _, letter, rest, _ in commands):
-        return True
-    return any(inside and _covers_all(m, extended) and (letter in "dDcQ" or letter == "s" and _blanks(rest, extended))
-               for m, letter, rest, inside in commands)
+    letters = {letter for _, letter, _, _ in commands}
+    prints = any(letter in _PRINTS or letter == "s" and _s_flags(rest) & set("pwe") for _, letter, rest, _ in commands)
+    if quiet or prints:
+        return not prints
+    aside = bool(letters & set("hHgGxNn"))
+    for m, letter, rest, inside in commands:
+        cover = _coverage(m, extended) if inside else ""
+        destroys = letter in "dcQ" or letter == "D" and "N" not in letters or letter == "s" and _blanks(rest, extended)
+        if destroys and (cover == "all" or cover == "most" and not aside):
+            return True
+    return False
 
 
 def _s_parts(rest: str) -> list[str]:
@@ -142,18 +157,25 @@ def _s_flags(rest: str) -> set[str]:
 
 
 def _covers_all(m: re.Match[str], extended: bool) -> bool:
-    """Whether an address selects every line, or all but the first or the last."""
+    return _coverage(m, extended) != ""
+
+
+def _coverage(m: re.Match[str], extended: bool) -> str:
+    """``"all"`` when an address selects every line, ``"most"`` for all but the first or the
+    last, ``""`` otherwise."""
     a1, a2, neg = m.group("a1"), m.group("a2"), bool(m.group("neg"))
     if not a1:
-        return not neg
+        return "" if neg else "all"
     if neg:  # `$!d`, `1!d`: all but one line
-        return not a2 and a1 in ("$", "1")
+        return "most" if not a2 and a1 in ("$", "1") else ""
     if a2:
-        return (a1 in ("0", "1", "2") or _universal(a1, extended)) and a2 == "$"
+        if a2 != "$":
+            return ""
+        return "all" if a1 in ("0", "1") or _universal(a1, extended) else "most" if a1 == "2" else ""
     if "~" in a1:
         first, step = a1.split("~")
-        return step == "1" and first in ("0", "1")
-    return _universal(a1, extended)
+        return "all" if step == "1" and first in ("0", "1") else ""
+    return "all" if _universal(a1, extended) else ""
 
 
 def _universal(address: str, extended: bool) -> bool:
@@ -188,7 +210,7 @@ def _python_regex(body: str, extended: bool) -> re.Pattern[str] | None:
         return None
 
 
-def _perl_like(args: list[str]) -> str | None:
+def _perl_like(args: list[str], fed: bool) -> str | None:
     """``perl -i -ne CODE FILE`` / ``perl -pi -e CODE FILE`` (ruby alike) with no backup."""
     inplace = loop = ""
     code, files, i = None, [], 0
@@ -209,7 +231,7 @@ def _perl_like(args: list[str]) -> str | None:
         elif not a.startswith("-"):
             files.append(a)
         i += 1
-    if not inplace or code is None or not files:
+    if not inplace or code is None or not (files or fed):
         return None
     if "p" in loop:  # prints each line unless the code blanks it
         blank = re.search(r"\$_\s*=\s*(?:\"\"|''|q[qw]?\s*[({\[/]\s*[)}\]/]|undef\b)|\bundef\s*\(?\s*\$_|\$_\s*=\s*\(\)", code)
@@ -220,15 +242,18 @@ def _perl_like(args: list[str]) -> str | None:
     return None
 
 
-def _vim(args: list[str]) -> str | None:
-    """``vim -c '%d' -c wq FILE``, ``ex -sc 'g/^/d|x' FILE``: a whole-buffer delete, then a write."""
+_WHOLE = re.compile(r"^\s*:?\s*(?:%|,|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^\.\*|\^\.\*\$|\.)?/)\s*"
+                    r"d(?:e(?:l(?:ete?)?)?)?!?\s*$")
+_WRITE = re.compile(r"^\s*:?\s*(?:w|wq|x|write|exit|xit|update|wqa|xa)!?\s*$")
+
+
+def _ex_like(args: list[str], stdin: str, fed: bool) -> str | None:
+    """``vim -c '%d' -c wq FILE``, ``ex -sc 'g/^/d|x' FILE``, ``ed FILE`` fed ``,d`` and ``w``:
+    a delete of the whole buffer followed by a write."""
     commands, files, i = [], [], 0
     while i < len(args):
         a = args[i]
-        if a in ("-c", "--cmd") and i + 1 < len(args):
-            commands += args[i + 1].split("|")
-            i += 1
-        elif a.startswith("-") and a.endswith("c") and len(a) <= 4 and i + 1 < len(args):
+        if (a in ("-c", "--cmd") or a.startswith("-") and a.endswith("c") and len(a) <= 4) and i + 1 < len(args):
             commands += args[i + 1].split("|")
             i += 1
         elif a.startswith("+") and len(a) > 1:
@@ -236,9 +261,56 @@ def _vim(args: list[str]) -> str | None:
         elif not a.startswith("-"):
             files.append(a)
         i += 1
-    if not files:
+    script = stdin.replace("\\$", "$").replace("\\n", "\n")
+    commands += [c for line in script.splitlines() for c in line.split("|")]
+    if not files and not fed:
         return None
-    whole = re.compile(r"^\s*:?\s*(?:%|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^\.\*|\^\.\*\$)?/)\s*d(?:e(?:l(?:ete?)?)?)?!?\s*$")
-    wipes = [n for n, c in enumerate(commands) if whole.match(c)]
-    writes = [n for n, c in enumerate(commands) if re.match(r"^\s*:?\s*(?:w|wq|x|wq!|x!|wqa|xa|write|exit|update)!?\s*$", c)]
+    wipes = [n for n, c in enumerate(commands) if _WHOLE.match(c)]
+    writes = [n for n, c in enumerate(commands) if _WRITE.match(c)]
     return "inplace-empty" if wipes and writes and max(writes) > min(wipes) else None
+
+
+_AWK_INPLACE = {"inplace", "inplace.awk", "--include=inplace", "-iinplace"}
+
+
+def _awk(args: list[str], fed: bool) -> str | None:
+    """``gawk -i inplace PROGRAM FILE`` whose program prints nothing: every rule has an action
+    and no action prints (``{}``, ``{ n++ }``, ``BEGIN {...}``)."""
+    inplace, program, files, i = False, None, [], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-i", "--include") and i + 1 < len(args):
+            inplace |= posixpath.basename(args[i + 1]) in _AWK_INPLACE
+            i += 1
+        elif a in _AWK_INPLACE:
+            inplace = True
+        elif a in ("-f", "--file"):
+            return None  # the program is in a file this line does not show
+        elif a in ("-v", "-F") and i + 1 < len(args):
+            i += 1
+        elif not a.startswith("-") and program is None:
+            program = a
+        elif not a.startswith("-"):
+            files.append(a)
+        i += 1
+    if not inplace or program is None or not (files or fed):
+        return None
+    if re.search(r"\b(?:print|printf|system|getline)\b|>", program):
+        return None
+    return "inplace-empty" if _every_rule_has_an_action(program) else None
+
+
+def _every_rule_has_an_action(program: str) -> bool:
+    """Top-level text outside ``{ }`` is patterns; a pattern not followed by an action prints."""
+    depth, pending = 0, ""
+    for ch in re.sub(r'"(?:[^"\\]|\\.)*"', '""', program):
+        if ch == "{":
+            depth += 1
+            pending = "" if depth == 1 else pending
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            if ch in ";\n" and pending.strip():
+                return False
+            pending = "" if ch in ";\n" else pending + ch
+    return not pending.strip()

@@ -28,6 +28,10 @@ _SQL_STATEMENT = re.compile(r"(?:^|;)\s*(?:drop\s+(?:table|database|schema|view|
 _TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "cat",
                   "less", "more", "head", "tail", "history", "man", "jq", "yq", "diff", "wc", "sort", "uniq",
                   "cut", "tr", "column", "fold", "fmt", "tee", "test", "[", "expr", "printenv", "logger"}
+# A string the code only prints or logs (print('never call open(f, "w")')): its words are
+# mentioned, not run, so the capability checks see it blanked out.
+_PRINTED = re.compile(r"""(\b(?:print|printf|puts|say|echo|warn|console\.(?:log|error|info|warn)|logging\.\w+|"""
+                      r"""std(?:out|err)\.write)\s*\(?\s*)('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`[^`\n]*`)""")
 _DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
 _INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell)$")
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval"}
@@ -35,6 +39,7 @@ _DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d
 _HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|full)$")
 _WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}
 _QUIET = {":", "true", "false"}
+_AWKS = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
 _EMPTY_SOURCE = re.compile(r"^/dev/null$")
 _INSTALL_VALUE_OPTS = {"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t", "--target-directory"}
 _STRING = re.compile(r"""(?<![\w\\])(?:'((?:[^'\\\n]|\\.){1,500})'|"((?:[^"\\\n]|\\.){1,500})"|`([^`\n]{1,500})`)""")
@@ -44,9 +49,9 @@ _RUNS_PROCESS = re.compile(r"\b(?:system|popen|subprocess|exec\w*|spawn\w*|child
                            r"Popen|shell_exec|passthru|proc_open|IO\.popen|Open3|Command|Start-Process)\b|`|\bsh\s*\(")
 # A file opened for writing from the start: open(p, 'w'), Path(p).open('w'), Perl's open(F, '>', p)
 # and open(F, ">p") (not '>>', which appends); harmless when the code then writes to it.
-_OPEN_W = re.compile(r"""\bopen\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]|\.open\s*\(\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]"""
+_OPEN_W = re.compile(r"""\bopen(?:Sync)?\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]|\.open\s*\(\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]"""
                      r"""|\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['"]\+?>(?!>)""")
-_WRITES = re.compile(r"\.write(?:lines)?\s*\(|\bdump\s*\(|\bprint\s*\([^)]*\bfile\s*=|\bcopyfileobj\b|\.to_\w+\s*\("
+_WRITES = re.compile(r"\.write\w*\s*\(|\bdump\s*\(|\bprint\s*\([^)]*\bfile\s*=|\bcopyfileobj\b|\.to_\w+\s*\("
                      r"|\b(?:print|printf|say)\s*\{?\s*\$\w+|\bprint\s+[A-Z]\w*\s|\bsyswrite\b|\.(?:puts|print)\b|<<")
 
 
@@ -72,7 +77,7 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
         return "bulk-delete"
     if prog in _SQL_CLIENTS:
         return _sql_rule(" ".join(cmd.argv[1:]) + "\n" + cmd.stdin_text)
-    if rule := inplace_rule(prog, cmd.argv[1:]):
+    if rule := inplace_rule(prog, cmd.argv[1:], _editor_stdin(cmd), bool(cmd.via)):
         return rule
     if prog == "tee":
         return _tee(cmd)
@@ -80,6 +85,9 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
         return rule
     if _INTERPRETERS.match(prog):
         return _code_rule(cmd, depth)
+    if prog in _AWKS:  # awk 'BEGIN { system("rm -rf x") }': its strings may run as commands
+        text = next((a for a in cmd.argv[1:] if not a.startswith("-")), "")
+        return _strings_as_shell(text, depth)
     check = _PROGRAMS.get(prog) or (_mkfs if prog.startswith("mkfs") else None)
     if check and (rule := check(cmd.argv[1:])):
         return rule
@@ -131,6 +139,8 @@ def _git(args: list[str]) -> str | None:
     flags, operands = _flags(rest)
     if sub == "clean" and flags & {"f", "--force"} and not flags & {"n", "--dry-run"}:
         return "git-clean"
+    if sub == "rm" and flags & {"r", "--recursive"} and flags & {"f", "--force"} and "--cached" not in flags:
+        return "rm-rf"  # removes the files from the working tree, local changes included
     if sub == "reset" and "--hard" in flags:
         return "git-reset-hard"
     if sub == "push" and (flags & {"f", "--force"} or any(o.startswith("+") for o in operands)):
@@ -167,12 +177,22 @@ def _mv(args: list[str]) -> str | None:
 def _cp(args: list[str]) -> str | None:
     """``cp``/``mv``/``install`` with an empty device as the source: the target is emptied."""
     _, operands = _flags(args)
-    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
+    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) and _regular(operands[-1]) else None
+
+
+def _regular(target: str) -> bool:
+    return not target.startswith("/dev/")
 
 
 def _install(args: list[str]) -> str | None:
     operands = [a for i, a in enumerate(args) if not a.startswith("-") and not (i and args[i - 1] in _INSTALL_VALUE_OPTS)]
-    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
+    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) and _regular(operands[-1]) else None
+
+
+def _fallocate(args: list[str]) -> str | None:
+    """Punching, zeroing or collapsing a range destroys that part of the file's content."""
+    flags, _ = _flags(args)
+    return "truncate-file" if flags & {"p", "z", "c", "--punch-hole", "--zero-range", "--collapse-range"} else None
 
 
 def _ln(args: list[str]) -> str | None:
@@ -220,7 +240,7 @@ def _mkfs(args: list[str]) -> str | None:
 
 _PROGRAMS = {
     "rm": _rm, "find": _find, "git": _git, "truncate": _truncate, "dd": _dd, "mv": _mv, "cp": _cp,
-    "install": _install, "ln": _ln,
+    "install": _install, "ln": _ln, "fallocate": _fallocate,
     "chmod": _chmod, "shred": lambda a: "shred", "srm": lambda a: "shred", "wipe": lambda a: "shred",
     "mke2fs": _mkfs, "wipefs": _mkfs,
 }
@@ -252,6 +272,11 @@ def _writes_nothing(cmd: SimpleCommand) -> bool:
     return False
 
 
+def _editor_stdin(cmd: SimpleCommand) -> str:
+    """What an editor reads on stdin: a here-document, a here-string or words piped in."""
+    return "\n".join([cmd.stdin_text] + [t for op, t in cmd.redirects if op == "<<<"])
+
+
 def _sql_rule(text: str) -> str | None:
     if _SQL_DROP.search(text):
         return "drop-table"
@@ -276,10 +301,11 @@ def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
     code = _code(cmd)
     if not code:
         return None
+    said = _PRINTED.sub(lambda m: m.group(1) + re.sub(r"[^'\"`]", "_", m.group(2)), code)
     for p in load_patterns("destructive_commands.yaml", "code_rules", "guidance"):
-        if p.regex.search(code):
+        if p.regex.search(said):
             return p.id
-    if _OPEN_W.search(code) and not _WRITES.search(code):
+    if _OPEN_W.search(said) and not _WRITES.search(said):
         return "script-truncate"
     if _DB_CODE.search(code) and (rule := _sql_rule(code)):
         return rule

@@ -62,8 +62,13 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
         return [SimpleCommand(rest or ["echo"], [], "", "xargs")]
     if prog == "find":
         return _find_exec(args)
+    if prog == "busybox" and args and args[0] not in SHELLS:  # busybox rm -rf x: the applet runs
+        return [SimpleCommand(args, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))]
     if prog in SHELLS or prog == "su":
-        return _shell_script(cmd, args)
+        inner = _shell_script(cmd, args)
+        for c in inner:  # find -exec sh -c 'rm "$1"' _ {} ';': still one run per file found
+            c.via = c.via or cmd.via
+        return inner
     if prog == "eval":
         return parse(" ".join(args)).commands
     return []
