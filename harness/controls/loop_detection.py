@@ -19,6 +19,7 @@ from harness.controls.loop_detectors import (
     stable_hash,
     texts,
 )
+from harness.controls.loop_names import name_keys
 from harness.controls.loop_normalise import call_key, mask_volatile, without_echo
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
@@ -69,6 +70,7 @@ class LoopDetection(Control):
             unknown=unknown,
             poll=self.is_poll(call.name, call.arguments),
             tool_key=str(key["name"]) if cfg.normalise_calls else "",
+            tool_keys=name_keys(call.name) if cfg.normalise_calls else (),
         )
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 
 from harness.config import LoopDetectionConfig
+from harness.controls.loop_names import same_tool
 from harness.prompts import load_prompt
 
 Level = Literal["warning", "critical"]
@@ -50,6 +51,9 @@ class CallRecord:
     """The call is a known status poll (see ``PollMatcher``)."""
     tool_key: str = ""
     """The tool name as compared (lower case with ``normalise_calls``); empty: ``tool``."""
+    tool_keys: tuple[str, ...] = ()
+    """With ``normalise_calls``: the name's words and those of its namespace suffixes
+    (``loop_names.name_keys``), so ``functions.run_tests`` and ``run-tests`` are one tool."""
 
     @property
     def key(self) -> str:
@@ -188,12 +192,18 @@ def unknown_tool(
     cur = window[-1]
     if not cur.unknown:
         return None
-    count = sum(1 for r in window if r.unknown and r.key == cur.key)
+    count = sum(1 for r in window if r.unknown and _same_name(r, cur))
     if count < cfg.unknown_tool_threshold:
         return None
     msg = texts()["unknown_tool"].format(tool=cur.tool, count=count,
                                          available=", ".join(available) or "(none)")
     return Finding("critical", "unknown_tool", msg, count)
+
+
+def _same_name(a: CallRecord, b: CallRecord) -> bool:
+    if a.tool_keys and b.tool_keys:
+        return same_tool(a.tool_keys, b.tool_keys)
+    return a.key == b.key
 
 
 Detector = Callable[[list[CallRecord], LoopDetectionConfig], "Finding | None"]

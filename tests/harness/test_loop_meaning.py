@@ -1,7 +1,9 @@
 """Loops by meaning (looplab preset): normalised calls, cycles up to length 4, outputs compared
 with volatile tokens masked, progress never flagged. Cases are data under ``shell_cases/``:
 ``heldout_loops.yaml`` was written before the detectors changed and never tuned on;
-``tuned_loops.yaml`` holds the cases they were developed against.
+``tuned_loops.yaml`` holds the cases they were developed against; ``heldout2_loops.yaml`` was
+written before the second round (program path forms, canonical unknown-tool names, general
+volatile tokens) and never tuned on either.
 
     .venv/bin/python -m pytest -q -p no:xdist tests/harness/test_loop_meaning.py -rx
 """
@@ -22,13 +24,16 @@ from harness.tools import Tool, ToolOutcome
 CASES = Path(__file__).parent / "shell_cases"
 REPEATS = 6
 """A case of one call is that call made this many times ({i} = 0..5 in its output)."""
-HELDOUT_MISSES: dict[str, str] = {}
+HELDOUT_MISSES: dict[str, str] = {
+    "heldout2-failing_quoting_and_values-1": "`--opt v` and `--opt=v`: whether `v` is the flag's value "
+    "or an operand depends on the program; guessing would merge calls that differ",
+}
 """Held-out cases the detectors get wrong, with the reason (left unfixed on purpose)."""
 
 
 def _params(kind: str) -> list:
     out = []
-    for split in ("heldout", "tuned"):
+    for split in ("heldout", "heldout2", "tuned"):
         path = CASES / f"{split}_loops.yaml"
         if not path.exists():
             continue
@@ -52,11 +57,14 @@ def _play(case: list, tmp_path: Path) -> list[str]:
         if i >= len(steps):
             return "done"
         name, args, output = steps[i]
-        outputs[0] = None if output is None else str(output).replace("{i}", str(i))
+        outputs[0] = output if output is None or isinstance(output, dict) else str(output).replace("{i}", str(i))
         return [call(name, **args)]
 
     async def answer(args: dict[str, Any], ctx: Any) -> ToolOutcome:
-        return ToolOutcome("result", outputs[0])
+        out = outputs[0]
+        if isinstance(out, dict):  # {error: text}: the call failed
+            return ToolOutcome("failure", str(out["error"]).replace("{i}", str(n["i"] - 1)))
+        return ToolOutcome("result", out)
 
     names = {s[0] for s in steps if s[2] is not None}
     tools = [Tool(name, "case tool", {"type": "object", "properties": {}}, answer) for name in sorted(names)]

@@ -8,6 +8,7 @@ import pytest
 from harness import get_preset
 from harness.config import LoopDetectionConfig
 from harness.controls.loop_detectors import CallRecord, cycle, detect
+from harness.controls.loop_names import name_keys, same_tool
 from harness.controls.loop_normalise import call_key, mask_volatile, shell_key
 
 
@@ -16,6 +17,15 @@ from harness.controls.loop_normalise import call_key, mask_volatile, shell_key
     ("ls -l -a", "ls -al"),
     ("pytest  -x   tests", "pytest -x tests"),
     ("make --jobs=4 --keep-going", "make --keep-going --jobs=4"),
+    ("././run.sh -k db", "./run.sh -k db"),
+    ("./run.sh", "run.sh"),
+    ("/usr/local/bin/pytest -q", "pytest -q"),
+    ("sh ./run.sh", "./run.sh"),
+    ("command ./run.sh", "run.sh"),
+    ("bash -c 'make lint'", "make lint"),
+    ("head -n5 f", "head -n 5 f"),
+    ("ls ./src/", "ls src"),
+    ("grep -n \"x\" f", "grep -n x f"),
 ])
 def test_same_meaning_same_key(a: str, b: str) -> None:
     assert shell_key(a) == shell_key(b)
@@ -26,6 +36,11 @@ def test_same_meaning_same_key(a: str, b: str) -> None:
     ("head -n 5 f", "head -n 6 f"),
     ("git log", "git status"),
     ("rm -r x", "rm x"),
+    ("./a/run.sh", "./b/run.sh"),
+    ("/opt/a/run.sh", "/srv/a/run.sh"),
+    ("python3 a.py", "python3 b.py"),
+    ("bash -c 'make a'", "bash -c 'make b'"),
+    ("git -- -x", "git -x"),
 ])
 def test_different_meaning_different_key(a: str, b: str) -> None:
     assert shell_key(a) != shell_key(b)
@@ -33,6 +48,21 @@ def test_different_meaning_different_key(a: str, b: str) -> None:
 
 def test_call_key_ignores_name_case_and_key_order() -> None:
     assert call_key("Read_File", {"path": "a", "limit": 1}) == call_key("read_file", {"limit": 1, "path": "a"})
+    assert call_key("readFile", {}) == call_key("read-file", {}) == call_key("READ.FILE ", {})
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("run_tests", "RunTests", True),
+    ("functions.run_tests", "tools/run-tests", True),
+    ("mcp__ci__run_tests", "runTests", True),
+    ("HTTPGet", "http_get", True),
+    ("functions.read_file", "functions.write_file", False),
+    ("read.file", "write.file", False),
+    ("mcp__gh__create_issue", "mcp__gh__list_issues", False),
+    ("search_web", "web_search", False),
+])
+def test_tool_names_compared_by_words_and_namespace(a: str, b: str, same: bool) -> None:
+    assert same_tool(name_keys(a), name_keys(b)) is same
 
 
 @pytest.mark.parametrize("a, b", [
@@ -41,6 +71,10 @@ def test_call_key_ignores_name_case_and_key_order() -> None:
     ("worker pid 4102 alive", "worker pid 4399 alive"),
     ("obj at 0x7f3a0c10", "obj at 0x7f3a9c10"),
     ("[check #3] pending", "[check #4] pending"),
+    ("AGE=1m13s running", "AGE=2m0s running"),
+    ("request_id=00000000 running", "request_id=9e3779b1 running"),
+    ("up 3 min, load average: 0.39, 0.40, 0.41", "up 4 min, load average: 0.12, 0.40, 0.38"),
+    ("Date: Tue, 24 Nov 2026 01:13:03 GMT ok", "Date: Wed, 25 Nov 2026 01:14:00 GMT ok"),
 ])
 def test_volatile_tokens_are_masked(a: str, b: str) -> None:
     assert mask_volatile(a) == mask_volatile(b)
@@ -50,6 +84,9 @@ def test_volatile_tokens_are_masked(a: str, b: str) -> None:
     ("progress 40%", "progress 60%"),
     ("3/10 shards done", "4/10 shards done"),
     ("state=PENDING", "state=RUNNING"),
+    ("pending jobs: 3", "pending jobs: 2"),
+    ("loss 0.35", "loss 0.31"),
+    ("foo.py:12:30: E501", "foo.py:14:30: E501"),
 ])
 def test_progress_is_not_masked(a: str, b: str) -> None:
     assert mask_volatile(a) != mask_volatile(b)
