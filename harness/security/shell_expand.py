@@ -166,11 +166,31 @@ def _braced(expr: str, scope: Scope, depth: int) -> str | None:
             return value if value else expand_word(op[len(prefix):], scope, depth + 1)
     if op.startswith((":+", "+")):
         return expand_word(op[2 if op.startswith(":") else 1:], scope, depth + 1) if value else ""
+    if op.startswith("/") and value is not None:
+        return _substitute(value, op[1:], scope, depth)
     for cut in ("%%", "%", "##", "#"):
         if op.startswith(cut):
             pattern = expand_word(op[len(cut):], scope, depth + 1)
             return None if value is None or pattern is None else _remove(value, pattern, cut)
     return None
+
+
+def _substitute(value: str, spec: str, scope: Scope, depth: int) -> str | None:
+    """``${NAME/pat/rep}`` (``//`` every match, ``/#`` at the start, ``/%`` at the end)."""
+    every, anchor = spec.startswith("/"), spec[:1] if spec[:1] in "#%" else ""
+    spec = spec[1:] if every or anchor else spec
+    pattern, _, rep = spec.partition("/")
+    pattern, rep = expand_word(pattern, scope, depth + 1), expand_word(rep, scope, depth + 1)
+    if pattern is None or rep is None:
+        return None
+    if not pattern:
+        return value
+    body = fnmatch.translate(pattern)
+    body = body[4:-3] if body.startswith("(?s:") and body.endswith(")\\Z") else None
+    if body is None:
+        return None
+    rx = re.compile(("^" if anchor == "#" else "") + f"(?s:{body})" + ("$" if anchor == "%" else ""))
+    return rx.sub(lambda m: rep, value, count=0 if every else 1)
 
 
 def _remove(value: str, pattern: str, cut: str) -> str:

@@ -57,17 +57,48 @@ def parse(command: str) -> Parsed:
     """Every simple command of ``command``, in source order (nested ones included)."""
     text, bodies = _cut_heredocs(command)
     if len(text) <= _MAX_INPUT:
-        try:
-            trees = _bounded(bashlex.parse, text)
-        except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError,
-                AttributeError, AssertionError, RecursionError, _OverBudget):
-            trees = None
+        trees = _try_parse(text)
+        if trees is None and (softened := _soften_lists(text)) != text:
+            trees = _try_parse(softened)
         if trees is not None:
             out: list[SimpleCommand] = []
             for tree in trees:
                 _walk(tree, out)
             return Parsed(_attach(out, bodies), True)
     return Parsed(_attach(tokenize(text), bodies), False)
+
+
+def _try_parse(text: str) -> list[Any] | None:
+    try:
+        return _bounded(bashlex.parse, text)
+    except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError,
+            AttributeError, AssertionError, RecursionError, _OverBudget):
+        return None
+
+
+def _soften_lists(text: str) -> str:
+    """``&&``/``||`` inside ``$( )`` read as ``;`` (same length, so positions hold).
+
+    bashlex 0.18 rejects an and-or list inside a command substitution (``"$(cd .. && pwd)"``);
+    every command of the list still runs in some case, so judging them as a sequence loses
+    nothing the guards look at."""
+    out, depth, quote, i = list(text), 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif ch == "'":
+            quote = "'"
+        elif text.startswith("$(", i):
+            depth += 1
+            i += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif depth and text[i:i + 2] in ("&&", "||"):
+            out[i:i + 2] = [";", " "]
+            i += 1
+        i += 1
+    return "".join(out)
 
 
 class _OverBudget(Exception):
