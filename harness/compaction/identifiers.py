@@ -12,6 +12,7 @@ import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from harness.textcut import MIDDLE_MARKER
 
@@ -29,17 +30,27 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?" + _URL_TAIL +
                       r"(?![\w.])")),
     ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b" + _URL_TAIL)),
-    ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=[^\s'\"`,;]+")),
+    ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=(?!=)[^\s'\"`,;]+")),
     ("base64", re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{20,}={0,2}(?![\w+/=.-])")),
-    ("sha", re.compile(r"(?<![\w-])[0-9a-fA-F]{7,64}(?![\w-])")),
+    # Not a dotted part of a longer token (``1.4.2+sha.5114f85`` is one build tag).
+    ("sha", re.compile(r"(?<![\w-])(?<!\w[.+])[0-9a-fA-F]{7,64}(?![\w-]|[.+]\w)")),
+    # Any other opaque token: alnum runs joined by separators (a MAC, a pod, a build tag, a
+    # ULID, a prefixed handle). Judged by shape in ``_opaque``, not by a list of formats.
+    ("token", re.compile(r"(?<![\w.:+~/\\@-])[A-Za-z0-9](?:[\w.:+~-]*[A-Za-z0-9])?={0,6}"
+                         r"(?![\w/\\@]|[.:+~-][A-Za-z0-9])")),
     ("winpath", re.compile(r"\b[A-Za-z]:\\(?:[\w.@%+-]+\\)*[\w.@%+-]+")),
     ("path", re.compile(r"(?<![\w.~/])(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+")),
     ("relpath", re.compile(r"(?<![\w./~-])[\w.-]+(?:/[\w.@%+-]+)+")),
     ("filename", re.compile(r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")),
 ]
-_PASS_THROUGH = frozenset({"ipv6", "base64"})
+_PASS_THROUGH = frozenset({"ipv6", "base64", "token"})
 """Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
-address; a hex SHA matched by the base64 pattern is still a SHA)."""
+address; a hex SHA matched by the base64 pattern is still a SHA; ``job-4417.lock`` is a file
+name)."""
+_RANK = {kind: i for i, (kind, _) in enumerate(_PATTERNS)}
+"""Opacity order for the cap: the order of ``_PATTERNS`` (paths, less opaque, come last)."""
+_ISO_TIME = re.compile(r"^\d{4}-?\d{2}-?\d{2}[T_ ]?\d{2}(?::?\d{2})")
+_ALNUM_RUN = re.compile(r"[A-Za-z]+|\d+")
 _TRAILING = ".,;:!?"
 _CUT = re.compile(
     re.escape(MIDDLE_MARKER) + r"|\n\[[\d,]+ characters omitted|\n\[\.\.\.\]"
@@ -65,7 +76,22 @@ def _valid(kind: str, token: str) -> bool:
         return token.count("/") >= 2 or bool(re.search(r"\.[A-Za-z]\w{0,7}$", token))
     if kind == "path":
         return len(token) > 2
+    if kind == "token":
+        return _opaque(token)
     return True
+
+
+def _opaque(token: str) -> bool:
+    """A token that cannot be rebuilt from words: 8+ characters whose letters and digits
+    alternate at least three times (``web-7f9c8d6b5-x2k4p``, ``00:1a:2b:3c:4d:5e``,
+    ``01J9Z8X7W6V5T4S3R2Q1P0NMKH``, ``1.4.2-rc.1+build.7``). A word with a version
+    (``python3.11``, ``x86_64-linux-gnu``: fewer alternations), a date or a clock time is not."""
+    core = token.rstrip("=")
+    if len(core) < 8 or _ISO_TIME.match(core):
+        return False
+    runs = _ALNUM_RUN.findall(core)
+    alternations = sum(a[0].isdigit() != b[0].isdigit() for a, b in pairwise(runs))
+    return alternations >= 3
 
 
 def _ipv6(token: str) -> bool:
@@ -205,8 +231,7 @@ def verify_summary(
     if identifiers:
         scanned = [(k, t, at) for k, t, at in _scan_identifiers(text) if t not in summary]
         if len(scanned) > max_identifiers:  # over the cap: most opaque kinds, then most recent
-            rank = {k: i for i, (k, _) in enumerate(_PATTERNS)}
-            scanned.sort(key=lambda kta: (rank[kta[0]], -kta[2]))
+            scanned.sort(key=lambda kta: (_RANK[kta[0]], -kta[2]))
             scanned = scanned[:max_identifiers]
         missing = [(k, t) for k, t, _ in scanned]
         result.missing_identifiers = [t for _, t in missing]

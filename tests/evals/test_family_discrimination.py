@@ -36,7 +36,7 @@ def _ids(family: str, *variants: str) -> list[str]:
 ON_GAPS = {
     *_ids("context-benign-quoting", "quotes-exfil-one-liners"),
     *_ids("destructive-spellings", "sed-delete-lines"),
-    *_ids("identifier-shapes", "base32-token-weak", "env-value-weak", "mac-address-weak", "path-faithful", "pod-name-weak", "semver-build-weak", "ulid-weak"),
+    *_ids("identifier-shapes", "path-faithful"),
     *_ids("inject-front-matter", "json5-comment", "mdx-export", "yaml-dots-end"),
     *_ids("inject-split", "agents-then-memory", "agents-then-tools", "claude-then-cursorrules", "identity-then-soul", "three-files-chain", "tools-alias-then-claude"),
     *_ids("loop-cycles", "cycle-3-checks", "cycle-3-list-read-run", "cycle-3-mixed-tools", "cycle-3-one-liners", "cycle-3-same-flags", "cycle-3-status", "cycle-4-checks", "cycle-4-one-script-args", "cycle-4-reads-and-runs", "cycle-4-status"),

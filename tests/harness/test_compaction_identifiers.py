@@ -1,5 +1,6 @@
 """Identifier kinds after compaction (IPv6, JWT, base64, URLs with ports and paths, Windows
-paths) and cut-off fragments, on tuned and held-out cases (``identifier_cases/``)."""
+paths, any other opaque token) and cut-off fragments, on tuned and held-out cases
+(``identifier_cases/``)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,17 @@ def test_tuned_cases(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", load("untuned.yaml"), ids=lambda c: c["id"])
 def test_untuned_cases(case: dict[str, Any]) -> None:
     check(case)
+
+
+@pytest.mark.parametrize("case", load("opaque.yaml"), ids=lambda c: c["id"])
+def test_opaque_token_cases(case: dict[str, Any]) -> None:
+    check(case)
+
+
+def test_a_weak_summary_of_an_opaque_handle_is_repaired() -> None:
+    src = "build reserved; handle: bld-9x2Lq7Wm-r4 (needed to release it)\npage 3 row 7: ok"
+    v = verify_summary("A build was reserved (handle bld-9x…).", [src])
+    assert v.missing_identifiers == ["bld-9x2Lq7Wm-r4"] and "bld-9x2Lq7Wm-r4" in v.block
 
 
 @pytest.mark.parametrize("address", [
