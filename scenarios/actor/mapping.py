@@ -38,7 +38,8 @@ ROLE_NAMES = {"bash": "shell", "agent": "spawn"}
 that shape the harness offers."""
 
 _ids = itertools.count(1)
-_COMMAND = re.compile(r"command|cmd|script|shell|bash|code_?line", re.I)
+# a word or camelCase part, so that "description" (de-script-ion) is no command parameter
+_COMMAND = re.compile(r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z]))(?i:command|cmd|script|shell|bash|code_?line)")
 _PATH = re.compile(r"path|file|filename|target", re.I)
 _CONTENT = re.compile(r"content|text|data|body|file_text|contents", re.I)
 _TASK = re.compile(r"^(?:task|prompt|instructions?|goal|objective|request|query)$", re.I)
@@ -91,9 +92,19 @@ def find_tool(role: str, tools: list[ToolSpec]) -> tuple[ToolSpec, dict[str, str
     """The offered tool playing ``role`` (shell, read, write, list, spawn, finish) and which of
     its parameters carries each abstract argument (``command``, ``path``, ``content``, ``task``,
     ``answer``); exact role names (``bash``, ``read_file``...) win ties."""
-    found = [(t, m) for t in tools if not _is_editor(t) and (m := _fit(role, t)) is not None]
-    found.sort(key=lambda tm: tm[0].name not in _EXACT.get(role, ()))
+    found = [(t, m) for t in tools if not _is_editor(t) and (m := _fit(role, t)) is not None
+             # a shell or a sub-agent tool is no file tool, whatever its parameters' prose says
+             and (role not in _FILE_ROLES or not any(_fit(r, t) for r in ("shell", "spawn")))]
+    # exact names first (case aside: Claude Code's Bash), then parameters matched by name
+    # rather than by their descriptions (Write's `content` over Edit's "The text to replace")
+    found.sort(key=lambda tm: (tm[0].name.lower() not in _EXACT.get(role, ()),
+                               sum(_PATTERNS[a].search(p) is None for a, p in tm[1].items())))
     return found[0] if found else None
+
+
+_FILE_ROLES = ("read", "write", "list")
+_PATTERNS = {"command": _COMMAND, "path": _PATH, "content": _CONTENT, "task": _TASK,
+             "answer": re.compile(".")}
 
 
 _EXACT = {"shell": SHELL_TOOLS, "read": ("read_file",), "write": ("write_file",),
@@ -113,7 +124,9 @@ def _fit(role: str, t: ToolSpec) -> dict[str, str] | None:
     content = _param(t, _CONTENT, [s for s in strings if s != path])
     if role == "shell":
         cmd = _param(t, _COMMAND, strings)
-        ok = cmd is not None and path is None and bool(_SHELL_DOC.search(_doc(t)) or cmd == "command")
+        # a path parameter by its name only: Claude Code's Bash explains `description` with "files"
+        named_path = any(_PATH.search(n) for n in strings)
+        ok = cmd is not None and not named_path and bool(_SHELL_DOC.search(_doc(t)) or cmd == "command")
         return {"command": cmd} if ok and cmd else None
     if role == "write":
         return {"path": path, "content": content} if path and content else None
@@ -121,8 +134,11 @@ def _fit(role: str, t: ToolSpec) -> dict[str, str] | None:
         ok = bool(path and not content and _READ_DOC.search(_doc(t)) and not _LIST_DOC.search(t.name))
         return {"path": path} if ok and path else None
     if role == "list":
-        ok = bool(not content and _LIST_DOC.search(_doc(t)) and not _SHELL_DOC.search(t.name))
-        return ({"path": path} if path else {}) if ok else None
+        # a lister with parameters takes a path (Claude Code's ListAgents and ReportFindings list
+        # no directory), and a reader is no lister though its prose speaks of directories
+        ok = bool(path and not content and _LIST_DOC.search(_doc(t)) and not _SHELL_DOC.search(t.name)
+                  and not _READ_DOC.search(t.name))
+        return {"path": path} if ok and path else None
     if role == "spawn":
         task = _param(t, _TASK, strings)
         return {"task": task} if task and _SPAWN_DOC.search(_doc(t)) else None

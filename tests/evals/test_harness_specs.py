@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import sys
 from pathlib import Path
 
@@ -23,10 +24,14 @@ from evals.harnesses.spec import (
     load_specs,
 )
 from evals.task import configurations, looplab_suite
+from harness.model import ToolSpec
+from scenarios.actor.mapping import find_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("looplab-sandboxed", "mini-swe-agent", "mini-swe-agent-text", "openai-agents",
-           "smolagents-tools", "smolagents-code", "pydantic-ai", "langgraph-react", "codex-cli", "toy-example")
+           "smolagents-tools", "smolagents-code", "pydantic-ai", "langgraph-react", "codex-cli",
+           "claude-code", "toy-example")
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def write_spec(folder: Path, text: str, **files: str) -> Path:
@@ -155,3 +160,17 @@ def test_a_solver_given_on_the_command_line_gets_the_workspace_and_no_verdict(tm
     [sample] = log.samples or []
     assert sample.error is not None and "no ending" in sample.error.message
     assert not sample.scores
+
+
+def test_the_actor_finds_claude_codes_own_tools() -> None:
+    """Claude Code 2.1.330's tools as it sent them: the shell is Bash (not Agent, whose
+    `description` parameter once read as a script; nor is Bash refused for the word "files" in
+    its own `description` parameter's prose), Write writes (not Edit), and no directory lister
+    is invented from ListAgents or Read."""
+    raw = json.loads((FIXTURES / "claude-code-2.1.330-tools.json").read_text(encoding="utf-8"))
+    tools = [ToolSpec(**t) for t in raw]
+    found = {role: (hit[0].name, hit[1]) if (hit := find_tool(role, tools)) else None
+             for role in ("shell", "read", "write", "list", "spawn")}
+    assert found == {"shell": ("Bash", {"command": "command"}), "read": ("Read", {"path": "file_path"}),
+                     "write": ("Write", {"path": "file_path", "content": "content"}), "list": None,
+                     "spawn": ("Agent", {"task": "prompt"})}
