@@ -35,10 +35,6 @@ def _ids(family: str, *variants: str) -> list[str]:
 # a control turns them into XPASS: then drop them from here.
 ON_GAPS = {
     *_ids("identifier-shapes", "path-faithful"),
-    *_ids("loop-cycles", "cycle-3-checks", "cycle-3-list-read-run", "cycle-3-mixed-tools", "cycle-3-one-liners", "cycle-3-same-flags", "cycle-3-status", "cycle-4-checks", "cycle-4-one-script-args", "cycle-4-reads-and-runs", "cycle-4-status"),
-    *_ids("loop-failing-shapes", "dot-slash-path", "leading-space-and-order"),
-    *_ids("loop-unknown-tool-shapes", "namespaces", "separators"),
-    *_ids("poll-volatile", "kubectl-age", "request-id-hex", "uptime-load"),
     *_ids("secrets-by-shape", "netrc-password", "url-query-sig"),
 }
 OTHER_GAPS = {
