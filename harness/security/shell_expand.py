@@ -28,6 +28,8 @@ _PARAM = re.compile(r"^([A-Za-z_]\w*|\d+|[@*#?$!-])(.*)$", re.S)
 # unknown variable (`dirname "$f"` in a loop over relative paths) is not one: it stays relative.
 _PARENT = re.compile(r"(?:^|[/\s\"'=(])\.\.(?:$|[/\s\"')])|\bdirname\s+(?:-\S+\s+)*[\"']?(?:\$\(|`)|\bpardir\b")
 _MAX_DEPTH = 6
+_MAX_VALUE = 4096
+"""Longer values are not cut by patterns (pattern removal is quadratic in the value's length)."""
 
 
 @dataclass
@@ -166,6 +168,8 @@ def _braced(expr: str, scope: Scope, depth: int) -> str | None:
             return value if value else expand_word(op[len(prefix):], scope, depth + 1)
     if op.startswith((":+", "+")):
         return expand_word(op[2 if op.startswith(":") else 1:], scope, depth + 1) if value else ""
+    if value is not None and len(value) > _MAX_VALUE:
+        return None
     if op.startswith("/") and value is not None:
         return _substitute(value, op[1:], scope, depth)
     for cut in ("%%", "%", "##", "#"):
@@ -179,18 +183,18 @@ def _substitute(value: str, spec: str, scope: Scope, depth: int) -> str | None:
     """``${NAME/pat/rep}`` (``//`` every match, ``/#`` at the start, ``/%`` at the end)."""
     every, anchor = spec.startswith("/"), spec[:1] if spec[:1] in "#%" else ""
     spec = spec[1:] if every or anchor else spec
-    pattern, _, rep = spec.partition("/")
-    pattern, rep = expand_word(pattern, scope, depth + 1), expand_word(rep, scope, depth + 1)
+    raw_pattern, _, raw_rep = spec.partition("/")
+    pattern, rep = expand_word(raw_pattern, scope, depth + 1), expand_word(raw_rep, scope, depth + 1)
     if pattern is None or rep is None:
         return None
     if not pattern:
         return value
-    body = fnmatch.translate(pattern)
-    body = body[4:-3] if body.startswith("(?s:") and body.endswith(")\\Z") else None
+    body: str | None = fnmatch.translate(pattern)
+    body = body[4:-3] if body and body.startswith("(?s:") and body.endswith(")\\Z") else None
     if body is None:
         return None
     rx = re.compile(("^" if anchor == "#" else "") + f"(?s:{body})" + ("$" if anchor == "%" else ""))
-    return rx.sub(lambda m: rep, value, count=0 if every else 1)
+    return rx.sub(lambda m: str(rep), value, count=0 if every else 1)
 
 
 def _remove(value: str, pattern: str, cut: str) -> str:
@@ -205,7 +209,7 @@ def _remove(value: str, pattern: str, cut: str) -> str:
 
 def run_substitution(text: str, scope: Scope, depth: int = 1) -> str | None:
     """The output of ``$(text)`` when it is made only of commands whose output the line fixes."""
-    if depth > _MAX_DEPTH:
+    if depth > _MAX_DEPTH or len(text) > _MAX_VALUE:
         return None
     masked, spans = _mask_substitutions(text)
     parsed = parse(masked)

@@ -87,7 +87,9 @@ def _sed(args: list[str], fed: bool) -> str | None:
 def _commands(script: str, extended: bool) -> list[tuple[re.Match[str], str, str, bool]]:
     """``(address match, command letter, rest, inside)`` for each command of a sed script;
     ``inside`` is False when an enclosing ``{ }`` block's address does not cover every line."""
-    out, blocks, i = [], [], 0
+    out: list[tuple[re.Match[str], str, str, bool]] = []
+    blocks: list[bool] = []
+    i = 0
     while i < len(script):
         if script[i] in " \t\n;":
             i += 1
@@ -97,6 +99,7 @@ def _commands(script: str, extended: bool) -> list[tuple[re.Match[str], str, str
             i += 1
             continue
         m = _ADDR.match(script, i)
+        assert m is not None  # every part of the address pattern is optional
         j = m.end()
         if j >= len(script):
             break
