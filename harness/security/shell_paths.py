@@ -4,10 +4,13 @@ The path guard confines file tools to the workspace; a shell tool reaches the sa
 ``cat ../secret`` or through a symlink. ``path_words`` parses the line (``shell_parse``), follows
 ``cd``, unwraps wrappers and nested shells (``shell_unwrap``) and returns every word that can
 name a file: operands, ``--opt=value`` values, redirection targets, and path-like string
-literals of interpreter one-liners (``open('../x')``). The guard then resolves each one the way
-it resolves file-tool paths (symlinks followed, inside the workspace). Words that cannot name a
-local file (URLs, text with spaces, unexpanded variables) are left out; so are the arguments of
-programs that only print their arguments (``echo "see ../docs"``).
+literals of interpreter one-liners (``open('../x')``). Words the shell computes are evaluated
+where the line fixes them (``"$(dirname "$PWD")/x"``, ``${PWD%/*}``, ``d=..; cat $d/x``: see
+``shell_expand``); one it cannot evaluate but builds with parent-directory operations counts as
+leaving the workspace. The guard then resolves each word the way it resolves file-tool paths
+(symlinks followed, inside the workspace). Words that cannot name a local file (URLs, text with
+spaces, unknown variables) are left out; so are the arguments of programs that only print their
+arguments (``echo "see ../docs"``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ The rules name what each program does, not how a command line is spelled: ``rm``
 recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``, ``-Rf``),
 ``git`` after any global options (``-C dir``, ``-c k=v``), any ``find -delete``, anything
 deleting what ``find -exec`` or ``xargs`` feed it, a redirection that empties an existing file
-without writing to it, SQL ``DROP``/``TRUNCATE`` given to a database client, and interpreter
-one-liners that delete or empty files. Words that are only mentioned (a grep pattern, an echo,
+without writing to it (or copies, links or ``tee``s an empty source over it), in-place edits
+whose script keeps no line (``shell_inplace``), SQL ``DROP``/``TRUNCATE`` given to a database
+client, and interpreter one-liners that delete or empty files. Words that are only mentioned (a grep pattern, an echo,
 a commit message) are arguments of a harmless program and never match.
 """
 
