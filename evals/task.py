@@ -101,7 +101,7 @@ def agent_for(config: str, fallbacks: list[str], overrides: str = "", proxy: str
 
         return peer_agent(config)
     if is_spec(config):  # a harness spec (sandboxes/harnesses/<id>/harness.yaml)
-        return spec_agent(config, overrides, proxy)
+        return spec_agent(config, overrides, proxy, fallbacks)
     try:
         return harness_agent(get_preset(config, **parse_overrides(overrides)), fallbacks, proxy or None)
     except PresetError as e:

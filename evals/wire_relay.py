@@ -148,7 +148,7 @@ async def _play(record: dict[str, Any], dialect: str, writer: asyncio.StreamWrit
     if transport is None:
         wire = wire_fault(record["kind"], dialect, model=record.get("model") or "model",
                           retry_after=record.get("retry_after"), n_ctx=record.get("n_ctx") or 16_384,
-                          prompt_tokens=record.get("prompt_tokens"))
+                          prompt_tokens=record.get("prompt_tokens"), status=record.get("status"))
         writer.write(wire.encode())
         await writer.drain()
         return

@@ -24,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``bench`` subcommand on ``python -m evals``."""
     b = sub.add_parser("bench", help="run benchmark tasks (clean and hostile variants), then report")
     b.add_argument("--configs", default="naive,looplab",
-                   help="comma-separated presets/peers, or 'all' (default: naive,looplab)")
+                   help="comma-separated presets, peers or harness specs, or 'all' "
+                        "(default: naive,looplab)")
     b.add_argument("--model", default=DEFAULT_MODEL,
                    help=f"inspect model, e.g. openai-api/vllm/<name> (default: {DEFAULT_MODEL})")
     b.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
@@ -50,9 +51,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from evals.cli import CliError, _configs, ensure_sandbox
+    from evals.harnesses.configs import is_spec
     from scenarios.bench import BenchError, select
 
     configs = _configs(args.configs)
+    specs = [c for c in configs if is_spec(c)]
+    if specs and args.overrides:
+        raise CliError(f"--overrides: not supported for harness spec(s) {', '.join(specs)} "
+                       "(change the spec's launch command instead)")
     if args.epochs < 1 or args.max_samples < 1:
         raise CliError("--epochs and --max-samples must be at least 1")
     try:
@@ -78,10 +84,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from evals.bench.task import looplab_bench
 
-    tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
-                           sandbox=args.sandbox, fallbacks=args.fallbacks, proxy=args.proxy,
-                           overrides=args.overrides)
-             for c in configs]
+    try:
+        tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
+                               sandbox=args.sandbox, fallbacks=args.fallbacks, proxy=args.proxy,
+                               overrides="" if is_spec(c) else args.overrides)
+                 for c in configs]
+    except ValueError as e:  # e.g. a harness spec with --sandbox local
+        raise CliError(str(e).replace("task argument ", "--")) from e
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     log_dir = Path(args.log_dir or ROOT / "logs" / f"bench-{stamp}")
     log_dir.mkdir(parents=True, exist_ok=True)

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.solver import Solver, chain
+from inspect_ai.model import get_model
+from inspect_ai.solver import Solver, TaskState, chain
 
 import evals.bench.provider  # noqa: F401  (registers the scripted-bench model provider)
+from evals.bench.provider import actor_of
 from evals.bench.scorer import bench
 from evals.bench.solvers import STARTED_KEY, STOPPED_KEY, bench_agent, bench_setup, stopwatch
+from evals.harnesses.bridge_agent import bridge_agent
+from evals.harnesses.configs import is_spec, spec_sandbox
+from evals.harnesses.spec import get_spec
 from evals.task import agent_for as suite_agent_for
 from evals.task import sandbox_spec
 from scenarios.bench import BenchSample, select
+from scenarios.bench.actors import as_scenario
+from scenarios.schema import Scenario
 
 
 def sample_for(s: BenchSample) -> Sample:
@@ -28,7 +35,18 @@ def sample_for(s: BenchSample) -> Sample:
 
 
 def agent_for(config: str, fallbacks: list[str], overrides: str = "", proxy: str = "") -> Solver:
+    if is_spec(config):  # a harness spec, in its own image, given the sample as a scenario
+        if overrides:
+            raise ValueError(f"task argument overrides: not supported for harness spec {config!r}")
+        return bridge_agent(get_spec(config), proxy=proxy, fallbacks=fallbacks,
+                            scenario_of=bench_scenario)
     return suite_agent_for(config, fallbacks, overrides, proxy, harness_agent=bench_agent)
+
+
+def bench_scenario(state: TaskState) -> Scenario:
+    """The benchmark sample as the scenario a harness spec is run on (prompt, files, faults,
+    fallbacks), played by the sample's scripted actor or, for a real model, its oracle."""
+    return as_scenario(str(state.metadata["bench_id"]), actor_of(str(get_model())) or "oracle")
 
 
 def _ids(value: str | list[str] | None) -> str | list[str] | None:
@@ -48,7 +66,8 @@ def looplab_bench(
     """Run benchmark tasks in their clean and hostile variants against one configuration.
 
     Args:
-        config: a harness preset (``naive``, ``looplab``...) or a peer (``inspect-react``).
+        config: a harness preset (``naive``, ``looplab``...), a peer (``inspect-react``) or a
+            harness spec (``sandboxes/harnesses/<id>``; docker sandbox only).
         tasks: comma-separated task ids (default: all in ``scenarios/tasks/``).
         variants: comma-separated variant ids (default: all in ``variants.yaml``).
         sandbox: ``docker`` (default, isolated) or ``local`` (no isolation; warned).
@@ -63,7 +82,7 @@ def looplab_bench(
         dataset=MemoryDataset([sample_for(s) for s in chosen], name="looplab-bench"),
         solver=chain(bench_setup(), stopwatch(STARTED_KEY), agent, stopwatch(STOPPED_KEY)),
         scorer=bench(config),
-        sandbox=sandbox_spec(sandbox),
+        sandbox=spec_sandbox(config, sandbox) if is_spec(config) else sandbox_spec(sandbox),
         metadata={"config": config},
         name="looplab_bench",
     )

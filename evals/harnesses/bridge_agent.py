@@ -13,6 +13,7 @@ crash before its first request) raises: the sample is an *error*, never a verdic
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from inspect_ai.agent import AgentState, sandbox_agent_bridge
@@ -24,9 +25,12 @@ from inspect_ai.util import sandbox, store
 from evals.agents import EXIT_KEY, RUN_KEY
 from evals.harnesses.bridge_polling import poll_at_sandbox_rate
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
+from evals.realmodel.sample_proxy import PROXY_KEY
 from evals.scripted_provider import OBSERVATIONS_KEY
 from evals.wire_relay import RELAY_PORT, start_wire_relay
+from harness.presets import deep_merge
 from scenarios.loader import get_scenario
+from scenarios.schema import Scenario
 
 DIALECT_KEY = "looplab:dialect"
 """The action dialect of the harness under test (``HarnessSpec.dialect``) for the actor."""
@@ -144,32 +148,54 @@ def call_limiter(limit: int) -> Any:
 
 
 @solver
-def bridge_agent(spec: HarnessSpec) -> Solver:
-    """The harness of ``spec`` as the agent under test (its image must be the sample's sandbox)."""
+def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None = None,
+                 scenario_of: Callable[[TaskState], Scenario] | None = None) -> Solver:
+    """The harness of ``spec`` as the agent under test (its image must be the sample's sandbox).
+    ``proxy``: a real server's URL; the bridge's models then go through the sample's fault proxy
+    (``evals.realmodel.bridge_models``), ``fallbacks`` being the server's fallback models.
+    ``scenario_of``: the sample's scenario (default: the library's, by ``scenario_id``)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        scenario = get_scenario(str(state.metadata["scenario_id"]))
+        scenario = (scenario_of or _library_scenario)(state)
         store().set(DIALECT_KEY, spec.dialect)
         store().set(HARNESS_KEY, spec.id)
         if scenario.driver is not None:
-            return not_run(spec, state, DRIVER_REASON)
+            return not_run(spec, state, DRIVER_REASON, scenario)
         workdir = await _workdir(scenario.workdir)
-        fallbacks = [f.removeprefix("scripted/") for f in scenario.fallback_models]
-        aliases: dict[str, str | Model] = {name: get_model(f) for name, f in zip(fallbacks, scenario.fallback_models, strict=True)}
-        argv = command_for(spec, state.input_text, workdir, scenario.harness, fallbacks)
+        limiter = call_limiter(spec.finish.model_call_limit)
+        if proxy:
+            from evals.realmodel.bridge_models import proxied_bridge_models
+
+            async with proxied_bridge_models(proxy, scenario, str(get_model()), fallbacks or [],
+                                             limiter) as models:
+                real = scenario.real_model.harness if scenario.real_model else {}
+                return await run(state, scenario, workdir, models.fallback_names, models.aliases,
+                                 models.filter, models.resolver, deep_merge(scenario.harness, real))
+        names = [f.removeprefix("scripted/") for f in scenario.fallback_models]
+        aliases: dict[str, str | Model] = {n: get_model(f) for n, f in zip(names, scenario.fallback_models, strict=True)}
+        return await run(state, scenario, workdir, names, aliases, limiter, None, scenario.harness)
+
+    async def run(state: TaskState, scenario: Scenario, workdir: str, fallbacks: list[str],
+                  aliases: dict[str, str | Model], filter: Any, resolver: Any,
+                  conditions: dict[str, Any]) -> TaskState:
+        argv = command_for(spec, state.input_text, workdir, conditions, fallbacks)
         await sandbox().write_file(TASK_FILE, state.input_text)
         async with sandbox_agent_bridge(AgentState(messages=state.messages), port=PORT, model_aliases=aliases or None,
-                                        filter=call_limiter(spec.finish.model_call_limit)) as bridge:
+                                        model_resolver=resolver, filter=filter) as bridge:
             await wait_for_bridge(PORT)
             await start_wire_relay(HARNESS_PORT, bridge_port=PORT)
             exit_code, tail = await _launch(spec, argv, workdir)
             state.messages = bridge.state.messages
             if bridge.state.output is not None:
                 state.output = bridge.state.output
-        record(spec, state, exit_code, tail)
+        record(spec, state, exit_code, tail, scenario)
         return state
 
     return solve
+
+
+def _library_scenario(state: TaskState) -> Scenario:
+    return get_scenario(str(state.metadata["scenario_id"]))
 
 
 async def _workdir(sub: str | None) -> str:
@@ -196,12 +222,15 @@ async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int
     return code, tail.stdout
 
 
-def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str) -> None:
+def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scenario: Scenario) -> None:
     """Leave the run's evidence in the store; raise ``HarnessDidNotRun`` if it never acted."""
     seen: list[dict[str, Any]] = store().get(OBSERVATIONS_KEY, [])
     obs = [o for o in seen if "summary_request" in o]
     replies = [o for o in obs if "action" in o]
     actions = [o for o in replies if o["action"] not in NOT_ACTIONS]
+    if not seen and store().get(PROXY_KEY):  # a real model: what the fault proxy saw
+        obs = [e for e in store().get(PROXY_KEY) if e.get("model")]
+        replies = actions = [e for e in obs if e.get("status") == 200]
     cut_off = bool(store().get("looplab:harness:cut_off", False))
     if not obs:
         how = "timed out" if exit_code in (124, 137) else f"exited with code {exit_code}"
@@ -212,7 +241,7 @@ def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str) -> No
               else spec.finish.exit_statuses.get(exit_code, "crashed"))
     store().set(EXIT_KEY, status)
     store().set(RUN_KEY, {
-        "not_applicable": no_surface(spec, state),
+        "not_applicable": no_surface(spec, scenario),
         "harness": spec.id, "dialect": spec.dialect, "exit_code": exit_code,
         "output_tail": tail[-2000:], "model_calls": len(obs), "turns": len(replies),
         "tool_calls": sum(len(o.get("tools_called") or []) or 1 for o in actions),
@@ -220,17 +249,17 @@ def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str) -> No
     })
 
 
-def no_surface(spec: HarnessSpec, state: TaskState, reason: str | None = None) -> dict[str, str]:
+def no_surface(spec: HarnessSpec, scenario: Scenario, reason: str | None = None) -> dict[str, str]:
     """Items of the scenario the harness has no surface for → why (``reason`` for all)."""
-    probes = get_scenario(str(state.metadata["scenario_id"])).probes
+    probes = {**scenario.probes, **(scenario.real_model.probes if scenario.real_model else {})}
     found = {i: reason or spec.no_surface_reason(i) for i in probes}
     return {item: f"{spec.id} {why}" if reason is None else why
             for item, why in found.items() if why}
 
 
-def not_run(spec: HarnessSpec, state: TaskState, reason: str) -> TaskState:
+def not_run(spec: HarnessSpec, state: TaskState, reason: str, scenario: Scenario) -> TaskState:
     """A scenario the harness cannot be put through: every item not applicable, no launch."""
     store().set(EXIT_KEY, "not_run")
     store().set(RUN_KEY, {"harness": spec.id, "acted": False, "model_calls": 0, "turns": 0,
-                          "tool_calls": 0, "not_applicable": no_surface(spec, state, reason)})
+                          "tool_calls": 0, "not_applicable": no_surface(spec, scenario, reason)})
     return state

@@ -12,16 +12,16 @@ def is_spec(config: str) -> bool:
     return config in load_specs()
 
 
-def spec_agent(config: str, overrides: str = "", proxy: str = "") -> Solver:
-    """The solver running harness spec ``config`` inside the sandbox."""
+def spec_agent(config: str, overrides: str = "", proxy: str = "",
+               fallbacks: list[str] | None = None) -> Solver:
+    """The solver running harness spec ``config`` inside the sandbox; with ``proxy`` (a real
+    server) its model calls go through the sample's fault proxy, ``fallbacks`` the server's."""
     from evals.harnesses.bridge_agent import bridge_agent
 
     if overrides:
         raise ValueError(f"task argument overrides: not supported for harness spec {config!r} "
                          "(change the spec's launch command instead)")
-    if proxy:
-        raise ValueError(f"task argument proxy: not supported for harness spec {config!r} yet")
-    return bridge_agent(get_spec(config))
+    return bridge_agent(get_spec(config), proxy=proxy, fallbacks=fallbacks)
 
 
 def spec_sandbox(config: str, sandbox: str) -> SandboxEnvironmentSpec:

@@ -10,12 +10,14 @@ FaultAnswer = WireFault
 """One HTTP answer (status, JSON body, headers) with ``encode()`` for the wire."""
 
 
+def retry_after_of(rule: ProxyRule) -> float | None:
+    """The retry hint the answer carries: a real rate limit always says when to come back."""
+    return 1.0 if rule.kind == "rate_limit" and rule.retry_after is None else rule.retry_after
+
+
 def fault_answer(rule: ProxyRule, model: str, prompt_tokens: int) -> FaultAnswer:
     """The answer for an HTTP fault (every kind but the transport ones)."""
-    retry_after = rule.retry_after
-    if rule.kind == "rate_limit" and retry_after is None:
-        retry_after = 1.0  # a real rate limit always says when to come back
-    return wire_fault(rule.kind, rule.dialect, model=model, retry_after=retry_after,
+    return wire_fault(rule.kind, rule.dialect, model=model, retry_after=retry_after_of(rule),
                       n_ctx=rule.max_context, prompt_tokens=prompt_tokens, status=rule.status)
 
 

@@ -25,17 +25,21 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from evals.realmodel.faults import FaultAnswer, fault_answer, upstream_error
-from evals.realmodel.schedule import Schedule, from_scenario, key_id, load_schedule
+from evals.realmodel.faults import FaultAnswer, fault_answer, retry_after_of, upstream_error
+from evals.realmodel.schedule import ProxyRule, Schedule, from_scenario, key_id, load_schedule
 from evals.wire_faults import cut_stream
 
 LOG_PATH = "/looplab/proxy/log"
+FaultHook = Callable[[dict[str, Any]], Awaitable[None]]
+"""Told each fault the proxy plays, before the client sees any of it: the fault's wire record
+(``kind``/``dialect``/``retry_after``/... for an HTTP fault, ``transport`` for the others), the
+form the sandbox's wire relay replays (``evals.wire_relay``)."""
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te",
                "trailer", "upgrade", "host", "expect", "content-length", "transfer-encoding"}
 
@@ -95,7 +99,8 @@ class FaultProxy:
     """The proxy. ``start()`` binds 127.0.0.1 (port 0: any free port) and returns the port."""
 
     def __init__(self, upstream: str, schedule: Schedule | None = None,
-                 log_file: Path | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+                 log_file: Path | None = None, host: str = "127.0.0.1", port: int = 0,
+                 on_fault: FaultHook | None = None) -> None:
         parts = urlsplit(upstream.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"--upstream {upstream!r}: expected http(s)://host[:port]")
@@ -109,6 +114,7 @@ class FaultProxy:
         self.counts: Counter[tuple[str, str | None]] = Counter()
         self._last_prompt: dict[tuple[str, str | None], str] = {}
         self._server: asyncio.base_events.Server | None = None
+        self.on_fault = on_fault
 
     async def start(self) -> int:
         self._server = await asyncio.start_server(self._handle, self.host, self.port)
@@ -180,6 +186,8 @@ class FaultProxy:
                 self.entries.append(entry)
 
         entry["action"] = "forwarded" if rule is None else rule.kind
+        if rule is not None and self.on_fault is not None:
+            await self.on_fault(wire_record(rule, model or "model", _estimate_tokens(body)))
         try:
             if rule is None:
                 await self._forward(req, writer, answered)
@@ -244,6 +252,16 @@ class FaultProxy:
             up_writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await up_writer.wait_closed()
+
+
+def wire_record(rule: ProxyRule, model: str, prompt_tokens: int) -> dict[str, Any]:
+    """What the proxy plays for ``rule``, as the wire relay's fault record (no ``message``: the
+    hook's owner adds the text the relay matches)."""
+    if rule.kind in ("reset", "connection_reset", "stream_cut", "stall"):
+        return {"transport": "connection_reset" if rule.kind == "reset" else rule.kind}
+    return {"kind": rule.kind, "dialect": rule.dialect, "model": model,
+            "retry_after": retry_after_of(rule), "n_ctx": rule.max_context,
+            "prompt_tokens": prompt_tokens, "status": rule.status}
 
 
 def _force_close(head: bytes) -> bytes:

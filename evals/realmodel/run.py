@@ -111,14 +111,34 @@ def annotate(log_path: str, figures: dict[str, Any]) -> None:
     write_eval_log(log, log_path)
 
 
+def real_configs(configs: list[str], everything: bool, sandbox: str) -> list[str]:
+    """The configurations that can run against a real server through the fault proxy: presets and
+    harness specs (Docker only). A peer's model calls bypass the proxy: ``all`` leaves peers out,
+    naming one is refused."""
+    from evals.harnesses.configs import is_spec
+    from evals.task import PEERS
+
+    peers = [c for c in configs if c in PEERS]
+    if peers and not everything:
+        raise RealModelError(f"--configs: {', '.join(peers)} cannot run through the fault proxy (a "
+                             "peer's model calls do not go through a model chain looplab builds); "
+                             "use presets or harness specs")
+    specs = [c for c in configs if is_spec(c)]
+    if specs and sandbox != "docker":
+        raise RealModelError(f"--sandbox {sandbox}: harness specs ({', '.join(specs)}) run only in "
+                             "the docker sandbox")
+    return [c for c in configs if c not in PEERS]
+
+
 def cmd_real(args: argparse.Namespace) -> int:
     from inspect_ai import eval as inspect_eval
 
     from evals.cli import _configs, _point_latest, _report, ensure_sandbox
-    from evals.task import PEERS, looplab_suite
+    from evals.harnesses.configs import is_spec
+    from evals.task import looplab_suite
     from scenarios.loader import select
 
-    configs = [c for c in _configs(args.configs) if c not in PEERS]
+    configs = real_configs(_configs(args.configs), args.configs.strip() == "all", args.sandbox)
     chosen = select(args.scenarios or None, args.family or None)
     server = resolve(args.base_url, args.served_model)
     root, model, fallbacks = server.root, server.model, server.fallbacks
@@ -136,8 +156,10 @@ def cmd_real(args: argparse.Namespace) -> int:
     for config in configs:
         reset = reset_prefix_cache(root)
         before = scrape(root)
+        # A harness spec is told nothing beyond its launch command (no preset to override).
         task = looplab_suite(config=config, scenarios=",".join(s.id for s in chosen),
-                             sandbox=args.sandbox, fallbacks=fallbacks, overrides=overrides,
+                             sandbox=args.sandbox, fallbacks=fallbacks,
+                             overrides="" if is_spec(config) else overrides,
                              proxy="" if args.no_proxy else root)
         started = time.monotonic()
         # max_retries=0 for the OpenAI client (direct calls; proxied models set their own);
@@ -164,7 +186,9 @@ def add_parser(sub: Any) -> None:
                                     "proxy, with prefix-cache figures per configuration")
     r.add_argument("--base-url", default="", help=f"server (default: $VLLM_BASE_URL or {DEFAULT_BASE})")
     r.add_argument("--served-model", default=None, help="model name to use (default: the first served)")
-    r.add_argument("--configs", default=os.environ.get("CONFIGS", "naive,seed004,looplab"))
+    r.add_argument("--configs", default=os.environ.get("CONFIGS", "naive,seed004,looplab"),
+                   help="presets and harness specs (sandboxes/harnesses/<id>), or 'all' (peers "
+                        "are left out: their calls bypass the proxy)")
     r.add_argument("--scenarios", default=DEFAULT_SCENARIOS)
     r.add_argument("--family", default="")
     r.add_argument("--sandbox", default="docker", choices=["docker", "local"])

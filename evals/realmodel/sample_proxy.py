@@ -15,7 +15,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.model import Model as InspectAIModel
 from inspect_ai.model._generate_config import active_generate_config
 
-from evals.realmodel.proxy import FaultProxy
+from evals.realmodel.proxy import FaultHook, FaultProxy
 from evals.realmodel.schedule import from_fault_rules
 from scenarios.schema import Scenario
 
@@ -70,14 +70,15 @@ def proxied_model(name: str, port: int) -> InspectAIModel:
 
 
 @contextlib.asynccontextmanager
-async def sample_proxy(upstream: str, scenario: Scenario, primary: str,
-                       fallbacks: list[str]) -> AsyncIterator[FaultProxy]:
-    """Run a proxy for one sample; yields it started (``proxy.port``, ``proxy.entries``)."""
+async def sample_proxy(upstream: str, scenario: Scenario, primary: str, fallbacks: list[str],
+                       on_fault: FaultHook | None = None) -> AsyncIterator[FaultProxy]:
+    """Run a proxy for one sample; yields it started (``proxy.port``, ``proxy.entries``).
+    ``on_fault`` is told each fault before the client sees it (``FaultProxy``)."""
     spec = scenario.real_model
     faults = spec.faults if spec and spec.faults is not None else scenario.faults
     roles = {role: served_name(real) for role, real in roles_for(scenario, fallbacks).items()}
     schedule = from_fault_rules(faults, served_name(primary), roles, scenario.dialect)
-    proxy = FaultProxy(upstream, schedule)
+    proxy = FaultProxy(upstream, schedule, on_fault=on_fault)
     await proxy.start()
     try:
         yield proxy
