@@ -23,7 +23,7 @@ from typing import Any
 from harness.config import HarnessConfig
 from harness.events import subsystem_logger
 from harness.messages import Message
-from harness.security.context_scan import scan_context_file
+from harness.security.context_scan import SplitFindings, scan_context_file, split_findings
 from harness.textcut import truncate
 from harness.workspace import LocalWorkspace, Workspace
 
@@ -62,11 +62,41 @@ def sort_context_files(names: Iterable[str]) -> list[str]:
 def scanner(config: HarnessConfig) -> ScanFn | None:
     """The context-file scanner when ``prompt.scan_context_files`` or ``context_scan.enabled`` is
     on (with ``context_scan.extra_patterns``)."""
+    return _scanner(config)
+
+
+def _scanner(config: HarnessConfig, split: SplitFindings = ()) -> ScanFn | None:
     security = getattr(config, "context_scan", None)
     if not (config.prompt.scan_context_files or getattr(security, "enabled", False)):
         return None
     extra = tuple(getattr(security, "extra_patterns", ()) or ())
+    if split:  # a keyword of the partial: ``scan_key`` sees the findings, so cached sections follow them
+        return partial(scan_context_file, extra_patterns=extra, config=security, split=split)
     return partial(scan_context_file, extra_patterns=extra, config=security)
+
+
+async def context_scanner(config: HarnessConfig, workspace: Workspace, names: Iterable[str]) -> ScanFn | None:
+    """``scanner(config)``; with ``context_scan.across_files`` it also blocks those of ``names``
+    (every file this prompt loads) that complete an instruction split across them: files that
+    reach the model together are judged together as well as alone."""
+    scan = scanner(config)
+    security = getattr(config, "context_scan", None)
+    if scan is None or not getattr(security, "across_files", False):
+        return scan
+    files = []
+    for name in sort_context_files(names):
+        content = await _read_text(workspace, name)
+        if content and content.strip():
+            files.append((name, content))
+    return _scanner(config, split_findings(files, security))
+
+
+async def _read_text(workspace: Workspace, name: str) -> str | None:
+    """The file's text; None when it is missing or unreadable (the loader reports that)."""
+    try:
+        return await workspace.read_file(name)
+    except (OSError, UnicodeError):
+        return None
 
 
 Signature = tuple[int, int, int, int] | None

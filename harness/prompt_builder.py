@@ -32,9 +32,9 @@ from harness.context_files import (
     BOOTSTRAP_COMPLETED_MARKER,
     CONTEXT_FILE_ORDER,
     Transcript,
+    context_scanner,
     has_received_bootstrap,
     load_context_file,
-    scanner,
     sort_context_files,
 )
 from harness.prompts import load_prompt
@@ -134,7 +134,8 @@ async def build_prompt(
     if not config.prompt.enabled:
         return SystemPrompt(_join([identity, *extras]))
     cfg = config.prompt
-    scan = scanner(config)
+    scan = await context_scanner(config, workspace, [*cfg.context_files, *cfg.volatile_files,
+                                                     *([cfg.bootstrap_file] if cfg.bootstrap_file else [])])
     blocked: list[str] = []
     stable = [identity]
     if cfg.include_tools:

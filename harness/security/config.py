@@ -29,7 +29,8 @@ class ContextScanConfig(_Strict):
     every default-ignorable code point (CGJ, Hangul fillers, variation selectors ...). Off (the
     seed): a fixed list of Cyrillic/Greek look-alikes and format characters."""
     any_front_matter: bool = False
-    """Read TOML (``+++``) and JSON (a leading ``{...}``) front matter like YAML front matter.
+    """Read TOML (``+++``) and JSON (a leading ``{...}``) front matter like YAML front matter,
+    and a leading header block of any other syntax (found by shape, its string values unquoted).
     Off (the seed): YAML front matter only."""
     exfil_by_capability: bool = False
     """Also flag any line that both sends over the network (any client or language: curl,
@@ -41,6 +42,11 @@ class ContextScanConfig(_Strict):
     and a sentence that names what a phrase is ("X is a persona swap") as describing it, so a
     security guideline listing attack phrases as examples still loads. Off (the seed): each
     item is judged on its own words."""
+    across_files: bool = False
+    """Also judge the context files a prompt loads together: a sentence in one file that has the
+    model run a command another file defines ("run the bootstrap command listed in TOOLS.md")
+    is weighed with that definition, and both files are blocked when together they make an
+    injected instruction. Off (the seed): each file is judged alone."""
 
     @field_validator("extra_patterns")
     @classmethod

@@ -21,6 +21,7 @@ from urllib.parse import unquote, unquote_plus
 
 import yaml
 
+from harness.security.context_header import leading_header, unquoted
 from harness.security.context_sentences import fence_flags
 
 
@@ -69,7 +70,7 @@ _HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
 def hidden_channels(text: str, any_front_matter: bool = False) -> list[Channel]:
     """Every hidden piece of ``text`` (cleaned content), grouped by kind, in document order.
     ``any_front_matter``: TOML (``+++``) and JSON (a leading ``{...}``) front matter are read
-    like YAML's."""
+    like YAML's, and so is a leading header of any other syntax (``context_header``)."""
     out: list[Channel] = []
 
     def add(kind: str, start: int, body: str, base: float) -> None:
@@ -79,8 +80,11 @@ def hidden_channels(text: str, any_front_matter: bool = False) -> list[Channel]:
     _markup_channels(mask_code_fences(text), add)
     if m := _FRONT_MATTER.match(text):
         add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
-    elif any_front_matter and (other := other_front_matter(text)) is not None:
-        add("the front matter", 0, _front_matter_text(other, data=True), 0.0)
+    elif any_front_matter:
+        if (other := other_front_matter(text)) is not None:
+            add("the front matter", 0, _front_matter_text(other, data=True), 0.0)
+        if (header := leading_header(text)) is not None:  # any other syntax, found by shape
+            add("the front matter", header[0], unquoted(header[1]), 0.0)
     for m in _BASE64.finditer(text):
         if (decoded := decode_base64_text(m.group(1))) is not None:
             add("a base64-encoded blob", m.start(), decoded, 0.4)

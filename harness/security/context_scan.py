@@ -15,7 +15,9 @@ partial clean-up would leave the attacker's remaining text in the prompt). It lo
   ``<system>`` blocks, base64/hex blobs), where the same signals weigh more
   (``context_channels``);
 - exfiltration: secrets or secret files sent by any network client or one-line script, the
-  environment piped out, credential files read. Routine calls to localhost are exempt.
+  environment piped out, credential files read. Routine calls to localhost are exempt;
+- with ``across_files``, the context files loaded together: an order in one file whose command
+  is defined in another (``context_split``).
 
 Findings name the kind of problem and a line, never the matched text: quoting the attacker's
 words in the BLOCKED notice would put them back into the prompt. Patterns are data
@@ -38,6 +40,7 @@ from harness.security.context_channels import (
     mask_code_fences,
 )
 from harness.security.context_sentences import sentences as split_sentences
+from harness.security.context_split import digest, split_issues
 from harness.security.context_text import (
     FORMAT_CHARS,
     clean_text,
@@ -48,7 +51,7 @@ from harness.security.context_text import (
 from harness.security.patterns import compile_extra
 
 __all__ = ["INVISIBLE", "ScanResult", "decode_base64_text", "find_issues", "normalise", "scan_context_file",
-           "scan_many"]
+           "scan_many", "split_findings"]
 
 # Zero-width and bidi controls, invisible operators, BOM and the Unicode "tag" block: what other
 # controls strip from untrusted text (a human reviewer cannot see these characters).
@@ -76,14 +79,26 @@ class ScanOptions:
     any_front_matter: bool = False
     exfil_by_capability: bool = False
     example_context: bool = False
+    across_files: bool = False
+
+
+SplitFindings = tuple[tuple[str, str, tuple[str, ...]], ...]
+"""``(path, content digest, issues)`` per file that completes an instruction split across files."""
+
+
+def _options(config: object | None) -> ScanOptions:
+    return ScanOptions(**{f: bool(getattr(config, f, False)) for f in ScanOptions.__dataclass_fields__})
 
 
 def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (),
-                      config: object | None = None) -> ScanResult:
+                      config: object | None = None, split: SplitFindings = ()) -> ScanResult:
     """Scan one context file; ``extra_patterns`` are more regexes (case-insensitive) that block;
-    ``config`` (a ``ContextScanConfig``) switches the options of ``ScanOptions`` on."""
-    options = ScanOptions(**{f: bool(getattr(config, f, False)) for f in ScanOptions.__dataclass_fields__})
-    issues = find_issues(content, extra_patterns, options)
+    ``config`` (a ``ContextScanConfig``) switches the options of ``ScanOptions`` on; ``split``:
+    what ``split_findings`` found over the files loaded with this one."""
+    issues = find_issues(content, extra_patterns, _options(config))
+    if split:
+        mine = digest(content)
+        issues += [i for p, d, found in split if p == path and d == mine for i in found]
     if not issues:
         return ScanResult(safe=True, replacement=content, issues=[])
     return ScanResult(
@@ -91,6 +106,18 @@ def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (
         replacement=f"[CONTEXT FILE BLOCKED: {path}]\n[Reason: {'; '.join(issues)}]",
         issues=issues,
     )
+
+
+def split_findings(files: Sequence[tuple[str, str]], config: object | None = None) -> SplitFindings:
+    """With ``across_files``: the files among ``files`` (``(path, content)`` of the context files
+    loaded together) that complete an instruction split across them (``context_split``)."""
+    options = _options(config)
+    if not options.across_files or len(files) < 2:
+        return ()
+    clean = clean_text_all if options.unicode_data else clean_text
+    found = split_issues(files, lambda text: clean(text)[0], options.example_context)
+    contents = dict(files)
+    return tuple((p, digest(contents[p]), tuple(found[p])) for p in sorted(found))
 
 
 def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanOptions = ScanOptions()) -> list[str]:
@@ -140,6 +167,8 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
             issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
     exfil = sig.exfil_findings(text) + (sig.capability_exfil(text) if options.exfil_by_capability else [])
     listed = sig.described_lines(sentences) if examples else set()
+    if examples:
+        listed |= sig.cited_lines(text, sentences, {f.line for f in exfil} - listed)
     issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in exfil if f.line not in listed]
     prose = mask_code_fences(text)
     issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document")
@@ -173,5 +202,7 @@ def _listed(findings: list[sig.Finding]) -> str:
 
 def scan_many(files: Iterable[tuple[str, str]], extra_patterns: Sequence[str] = (),
               config: object | None = None) -> list[ScanResult]:
-    """Scan ``(path, content)`` pairs, in order."""
-    return [scan_context_file(content, path, extra_patterns, config) for path, content in files]
+    """Scan ``(path, content)`` pairs, in order, each alone and (``across_files``) together."""
+    files = list(files)
+    split = split_findings(files, config)
+    return [scan_context_file(content, path, extra_patterns, config, split) for path, content in files]

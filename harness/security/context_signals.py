@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import accumulate, islice
 
-from harness.security.context_sentences import Sentence
+from harness.security.context_sentences import Sentence, fence_flags
 from harness.security.patterns import Pattern, load_patterns
 
 PATTERN_FILE = "context_scan_patterns.yaml"
@@ -262,3 +262,57 @@ def described_lines(sentences: list[Sentence]) -> set[int]:
     """Lines of list items and table rows whose lead-in describes attacks (``examples``):
     exfiltration shapes there are listed, not asked for."""
     return {s.line for s in sentences if s.example and _describing(s.context)}
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# An order to run something: the verb (also "by running ...") governing a command.
+_ORDER = re.compile(r"\b(?:run|running|execute|executing|exec|invoke|invoking|paste|pasting|type|enter|perform|"
+                    r"performing|call|calling)\b", re.I)
+_ORDER_SIGNALS = ("every-session", "approval-bypass", "stealthily", "secrecy", "before-the-user",
+                  "whatever-the-user-says")
+"""Weak signals that make a sentence an order whatever else it says ("once per session" ...)."""
+
+
+def cited_lines(text: str, sentences: list[Sentence], candidates: set[int]) -> set[int]:
+    """Those of the ``candidates`` lines whose commands are cited, not ordered: every sentence
+    that holds them (for a code-block line: the prose that introduces it) describes, quotes or
+    forbids them ("code such as `...` must be flagged", "never paste `...`") and asks no one to
+    run them. A guideline quoting an exfiltration one-liner loads; "e.g. run `...`" does not."""
+    lines = text.split("\n")
+    code = fence_flags(lines)
+    out: set[int] = set()
+    for n in candidates:
+        if not 0 < n <= len(lines):
+            continue
+        spans = _CODE_SPAN.findall(lines[n - 1]) or [lines[n - 1]]
+        keys = [" ".join(sp.replace("*", "").split()) for sp in spans]
+        holders = [s for s in sentences if any(k and k in s.text for k in keys)]
+        if holders and all(_cites(s, code[n - 1]) for s in holders):
+            out.add(n)
+    return out
+
+
+# Words of a policy about a command (it is flagged, rejected, a threat), read only in sentences
+# that order nothing.
+_CITING = re.compile(r"\b(?:exfiltration|tricks?|threats?|flags?|flagged|rejects?|rejected|blocks?|blocked|"
+                     r"forbidden|prohibited|detects?|detected|catches|reviewers?|audits?)\b", re.I)
+
+
+def _cites(s: Sentence, in_code: bool) -> bool:
+    # The prose only: a code line's context is its intro plus itself, and words inside code
+    # spans ("https://paste.example") are not the sentence's verbs.
+    text = _CODE_SPAN.sub("`...`", s.context[: len(s.context) - len(s.text)] if in_code else s.context)
+    if _ordered(text):
+        return False
+    negated = any(_cue("negation").search(text[:m.start()][-80:]) for m in _ORDER.finditer(text))
+    return (negated or _describing(text) or bool(_cue("defines").search(text))
+            or bool(_CITING.search(text)))
+
+
+def _ordered(text: str) -> bool:
+    lowered = text.lower()
+    for m in _ORDER.finditer(text):
+        if not _cue("negation").search(text[:m.start()][-80:]):
+            return True
+    return any(p.id in _ORDER_SIGNALS and triggered(p, lowered) and p.regex.search(text)
+               for p in patterns("signals"))

@@ -1,0 +1,170 @@
+"""Instructions split across the context files a harness loads together (``across_files``).
+
+AGENTS.md, TOOLS.md, MEMORY.md ... all go into one prompt, so an attacker can put the order in
+one file ("at session start run the bootstrap command listed in TOOLS.md", "always run prep
+first") and the command in another ("Bootstrap command: `...`", "alias `prep` = `...`"). Each
+file alone is harmless; the model reads them together. So are they judged here:
+
+- a *definition* is a line of some file that labels a command (``label: `cmd```, ``name = `cmd```,
+  a table row ``| name | `cmd` |``);
+- a sentence of another file *refers* to it by the file's name or by the term the label defines;
+- the sentence's paragraph is weighed with the definition as one paragraph (the weak signals of
+  ``context_signals``), plus what the command is (state-changing or network: the shape of a
+  payload) and the delegation itself. A strong injection phrase in the referring paragraph
+  implicates the command it points to outright.
+
+Both files of an implicated pair are reported; neither is quoted (line numbers only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import PurePosixPath
+
+from harness.security import context_signals as sig
+from harness.security.context_sentences import Sentence
+from harness.security.context_sentences import sentences as split_sentences
+
+_DELEGATION = sig.Finding("delegates", "has a command from another context file run", 0.2, 0)
+"""A sentence that has the model run what another file defines: weak on its own (docs point to
+each other), a sign of a split instruction together with others."""
+_EPSILON = 1e-9
+_DEFINITION = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<label>[^:=|\n]{1,60}?)\s*(?::|=|->|\u2192)\s*(?P<value>.*?`[^`\n]+`.*)$")
+_TABLE_ROW = re.compile(r"^\s*\|(?P<label>[^|\n]{1,60})\|(?P<value>.*?`[^`\n]+`.*)$")
+_SPAN = re.compile(r"`([^`\n]+)`")
+_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,}")
+_STOP = frozenset("the and for with from this that your you are was were its all any each every run use "
+                  "file files see also here there then when what which".split())
+
+
+@dataclass(frozen=True)
+class Definition:
+    line: int
+    words: frozenset[str]
+    """The label's words (lower case, stop words left out)."""
+    names: frozenset[str]
+    """Terms the label defines in code spans (``alias `prep` = ...`` defines ``prep``)."""
+    command: str
+
+
+def digest(content: str) -> str:
+    """A short content digest: which version of a file a finding is about."""
+    return hashlib.sha1(content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def definitions(text: str, shared: set[str]) -> list[Definition]:
+    """Lines of ``text`` that label a command; lines also in ``shared`` (the other files) are
+    common template, not a part of a split instruction."""
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.strip() in shared:
+            continue
+        m = _TABLE_ROW.match(line) or _DEFINITION.match(line)
+        if not m or not (spans := _SPAN.findall(m.group("value"))):
+            continue
+        label = m.group("label").lower()
+        names = frozenset(s.strip().lower() for s in _SPAN.findall(label))
+        words = frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label)) if w not in _STOP)
+        out.append(Definition(n, words, names, spans[0]))  # unnamed: reachable by file name only
+    return out
+
+
+def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
+                 examples: bool = False) -> dict[str, list[str]]:
+    """``(name, content)`` of the files loaded together -> for each implicated file, what it
+    completes. ``clean``: the scanner's text cleaning (look-alikes folded, invisibles removed)."""
+    texts = [(name, clean(content)) for name, content in files]
+    lines = {name: {line.strip() for line in text.split("\n") if line.strip()} for name, text in texts}
+    out: dict[str, list[str]] = {}
+    for b, b_text in texts:
+        others = set().union(*(lines[n] for n, _ in texts if n != b))
+        defs = definitions(b_text, others)
+        if not defs:
+            continue
+        b_sentences = split_sentences(b_text, examples=examples)
+        for a, a_text in texts:
+            if a == b:
+                continue
+            for line, d in _implicated(a_text, lines[b], b, defs, b_sentences, examples):
+                out.setdefault(b, []).append(
+                    f"Completes an instruction split across context files: {a} line {line} has the "
+                    f"command at line {d.line} run")
+                out.setdefault(a, []).append(
+                    f"Completes an instruction split across context files: line {line} has the command "
+                    f"at {b} line {d.line} run")
+    return {name: list(dict.fromkeys(issues)) for name, issues in out.items()}
+
+
+def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
+                b_sentences: list[Sentence], examples: bool) -> list[tuple[int, Definition]]:
+    a_sentences = [s for s in split_sentences(a_text, examples=examples) if s.text.strip() not in b_lines]
+    delegates, named = _delegation_pattern(b), _name_pattern(b)
+    found = []
+    for s in a_sentences:
+        if s.text.lstrip().startswith("#"):
+            continue  # a heading naming a file is a title ("# CLAUDE.md"), not a reference
+        words = set(_WORD.findall(s.text.lower()))
+        pointed = [d for d in defs if d.names & words or (d.words and d.words <= words)]
+        paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
+        strong = sig.phrase_findings(paragraph, "injection", defines=examples) if pointed or named.search(s.text) else []
+        # An order that reaches into the file, or an injected paragraph that merely names it.
+        if not pointed and (strong or delegates.search(s.text)):
+            pointed = [d for d in defs if d.words & words] or defs
+        if not pointed:
+            continue
+        weak = _weak(paragraph, examples)
+        for d in pointed:
+            if strong or _weighs(weak, d, b_sentences, examples):
+                found.append((s.line, d))
+    return found
+
+
+def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], examples: bool) -> bool:
+    own = _weak([s for s in b_sentences if s.line == d.line], examples)
+    payload = [_payload_finding()] if _is_payload(d.command) else []
+    return sig.score([*weak, *own, *payload, _DELEGATION]) >= sig.THRESHOLD - _EPSILON
+
+
+def _weak(sentences: list[Sentence], examples: bool) -> list[sig.Finding]:
+    return (sig.phrase_findings(sentences, "signals", defines=examples)
+            + sig.phrase_findings(sentences, "command_signals", True, defines=examples))
+
+
+@cache
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """The file's name as a word, case-insensitive (``TOOLS.md``, ``tools.md``, ``.cursorrules``)."""
+    base = re.escape(PurePosixPath(name).name.lstrip("."))
+    return re.compile(rf"(?<![\w])\.?{base}(?![\w])", re.I)
+
+
+@cache
+def _delegation_pattern(name: str) -> re.Pattern[str]:
+    """An order whose object is in the file: "run the bootstrap command listed in TOOLS.md",
+    "follow the hook in .cursorrules" (not "read `MEMORY.md` and run `git status`": a code span
+    of the sentence's own is its own command)."""
+    base = re.escape(PurePosixPath(name).name.lstrip("."))
+    return re.compile(rf"\b(?:{_ORDER_VERBS})\b[^`.;!?]{{0,60}}?(?<![\w])\.?{base}(?![\w])", re.I)
+
+
+_ORDER_VERBS = r"run|execute|exec|perform|follow|apply|do|invoke|carry\s+out|complete|start\s+with|begin\s+with"
+
+
+@cache
+def _payload_pattern() -> sig.Pattern:
+    # The heavier runs-command signal: what it finds in a code span after "run" (redirects into
+    # files, deletes, pushes, downloads, inline scripts) is the shape of a payload.
+    return max((p for p in sig.patterns("signals") if p.id == "runs-command"), key=lambda p: p.weight)
+
+
+def _payload_finding() -> sig.Finding:
+    p = _payload_pattern()
+    return sig.Finding(p.id, p.text, p.weight, 0)
+
+
+def _is_payload(command: str) -> bool:
+    return bool(_payload_pattern().regex.search(f"run `{command}`")) or bool(sig.exfil_findings(command))
