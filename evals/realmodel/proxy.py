@@ -294,10 +294,10 @@ async def _shutdown(proxy: FaultProxy) -> None:
 
 @contextlib.contextmanager
 def running_proxy(upstream: str, schedule: Schedule | None = None,
-                  log_file: Path | None = None) -> Iterator[FaultProxy]:
+                  log_file: Path | None = None, on_fault: FaultHook | None = None) -> Iterator[FaultProxy]:
     """Run a proxy on a free 127.0.0.1 port in a background thread (for tests and scorers that
     drive a synchronous client); ``proxy.port`` is set when the block starts."""
-    proxy = FaultProxy(upstream, schedule, log_file)
+    proxy = FaultProxy(upstream, schedule, log_file, on_fault=on_fault)
     loop = asyncio.new_event_loop()
     ready = threading.Event()
 

@@ -206,3 +206,43 @@ def test_openai_sdk_streams_and_sees_rate_limits(upstream: ThreadingHTTPServer) 
         with pytest.raises(openai.RateLimitError):
             client.chat.completions.create(model="m1", messages=messages)
     assert first.choices[0].message.content == "pong" and text == "Hello"
+
+
+@pytest.mark.parametrize("rule", [
+    ProxyRule(kind="rate_limit", retry_after=3, dialect="anthropic"),
+    ProxyRule(kind="context_overflow", max_context=2048, dialect="vllm"),
+    ProxyRule(kind="overloaded", status=529, retry_after=2),
+])
+def test_the_fault_hook_record_replays_the_answer_the_client_got(upstream, rule) -> None:
+    """What ``on_fault`` is told is enough for the sandbox's wire relay to give a harness the
+    very answer the proxy sent (status, retry headers, provider body)."""
+    from evals.wire_faults import wire_fault
+
+    told: list[dict] = []
+
+    async def on_fault(record: dict) -> None:
+        told.append(record)
+
+    with running_proxy(_url(upstream), Schedule(rules=[rule]), on_fault=on_fault) as proxy:
+        resp = _post(proxy.port)
+        got = (resp.status, resp.getheader("retry-after"), json.loads(resp.read()))
+    [record] = told
+    replay = wire_fault(record["kind"], record["dialect"], model=record["model"],
+                        retry_after=record["retry_after"], n_ctx=record["n_ctx"],
+                        prompt_tokens=record["prompt_tokens"], status=record["status"])
+    assert got == (replay.status, replay.headers.get("retry-after"), replay.body)
+    assert got[0] == (rule.status or wire_fault(rule.kind, rule.dialect).status)
+
+
+def test_the_fault_hook_names_transport_faults(upstream) -> None:
+    told: list[dict] = []
+
+    async def on_fault(record: dict) -> None:
+        told.append(record)
+
+    with running_proxy(_url(upstream), Schedule(rules=[ProxyRule(kind="reset", until_call=1)]),
+                       on_fault=on_fault) as proxy:
+        with pytest.raises((ConnectionError, http.client.HTTPException)):
+            _post(proxy.port).read()
+        assert _post(proxy.port).status == 200  # the next call is not a fault: no record
+    assert told == [{"transport": "connection_reset"}]
