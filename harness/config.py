@@ -98,11 +98,14 @@ class LoopDetectionConfig(_Strict):
     """Critical interventions the model may ignore before the run is stopped with
     ``CIRCUIT_BREAKER``. ``None``: intervene, never stop."""
     normalise_calls: bool = False
-    """Compare calls by meaning: tool names in any case, whitespace collapsed, shell flags as a
-    set (``-rn`` = ``-n -r``). Off (the seeds): arguments compared as canonical JSON."""
+    """Compare calls by meaning: tool names in any case, separator or namespace
+    (``functions.run_tests`` = ``RunTests``), whitespace collapsed, shell commands as parsed
+    (flags as a set, ``-rn`` = ``-n -r``; ``./run.sh`` = ``run.sh`` = ``sh run.sh``). Off (the
+    seeds): arguments compared as canonical JSON."""
     mask_volatile_output: bool = False
-    """Compare results with timestamps, durations, PIDs, addresses, UUIDs and labelled counters
-    masked, so a poll whose only change is its clock makes no progress. Off: byte equality."""
+    """Compare results with volatile tokens masked (timestamps in any usual format, durations and
+    ages, PIDs, hex and random ids, labelled counters and gauges such as load averages), so a poll
+    whose only change is its clock makes no progress. Off: byte equality."""
     cycle_max_length: int = Field(2, ge=2, le=8)
     """Longest repeated sequence of distinct calls detected (A-B-C-A-B-C is 3); 2: ping-pong only."""
     cycle_repeats: int = Field(2, ge=2)
