@@ -41,7 +41,9 @@ _HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|f
 _WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}
 _QUIET = {":", "true", "false"}
 _AWKS = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
+_EMPTY = "/dev/null"
 _EMPTY_SOURCE = re.compile(r"^/dev/null$")
+_COPIES = {"cp", "mv", "install", "ln", "rsync"}
 _INSTALL_VALUE_OPTS = {"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t", "--target-directory"}
 _STRING = re.compile(r"""(?<![\w\\])(?:'((?:[^'\\\n]|\\.){1,500})'|"((?:[^"\\\n]|\\.){1,500})"|`([^`\n]{1,500})`)""")
 _LIST = re.compile(r"\[\s*((?:['\"][^'\"\n]*['\"]\s*,\s*)+['\"][^'\"\n]*['\"])\s*,?\s*\]")
@@ -60,11 +62,30 @@ def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple
     """``(rule id or None, parsed)``: the first destructive command on the line, if any (rules
     in ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it)."""
     parsed = parse(command)
+    made_empty: set[str] = set()
     for cmd in parsed.commands:
         for c in expand(cmd):
-            if (rule := judge_simple(c, depth)) and rule not in disabled:
+            if (rule := judge_simple(_empty_sources(c, made_empty), depth)) and rule not in disabled:
                 return rule, parsed.parsed
     return None, parsed.parsed
+
+
+def _empty_sources(cmd: SimpleCommand, made_empty: set[str]) -> SimpleCommand:
+    """Files and folders this line creates empty (``touch e``, ``mkdir e``) are empty sources
+    later on the line, like ``/dev/null``: ``touch e && mv e data.csv`` empties data.csv and
+    ``mkdir e && rsync -a --delete e/ data/`` empties data/. The command comes back with such
+    a source spelled ``/dev/null``, so one set of rules judges both."""
+    prog, args = program(cmd.argv), cmd.argv[1:]
+    operands = [a.rstrip("/") or a for a in args if not a.startswith("-")]
+    if prog in ("touch", "mkdir"):  # a folder is "d/" (copying or moving one replaces nothing)
+        made_empty.update(o + ("/" if prog == "mkdir" else "") for o in operands)
+        return cmd
+    if prog not in _COPIES or not made_empty:
+        return cmd
+    kind = "/" if prog == "rsync" else ""
+    argv = [cmd.argv[0]] + [_EMPTY if not a.startswith("-") and (a.rstrip("/") or a) + kind in made_empty else a
+                            for a in args]
+    return SimpleCommand(argv, cmd.redirects, cmd.stdin_text, cmd.via, cmd.piped_from, cmd.assignments)
 
 
 def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
@@ -190,6 +211,13 @@ def _install(args: list[str]) -> str | None:
     return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) and _regular(operands[-1]) else None
 
 
+def _rsync(args: list[str]) -> str | None:
+    """``rsync --delete EMPTY/ dir/``: deletes everything in dir that the empty source lacks."""
+    flags, operands = _flags(args)
+    deletes = any(f.startswith("--del") for f in flags)
+    return "bulk-delete" if deletes and len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
+
+
 def _fallocate(args: list[str]) -> str | None:
     """Punching, zeroing or collapsing a range destroys that part of the file's content."""
     flags, _ = _flags(args)
@@ -241,7 +269,7 @@ def _mkfs(args: list[str]) -> str | None:
 
 _PROGRAMS = {
     "rm": _rm, "find": _find, "git": _git, "truncate": _truncate, "dd": _dd, "mv": _mv, "cp": _cp,
-    "install": _install, "ln": _ln, "fallocate": _fallocate,
+    "install": _install, "ln": _ln, "fallocate": _fallocate, "rsync": _rsync,
     "chmod": _chmod, "shred": lambda a: "shred", "srm": lambda a: "shred", "wipe": lambda a: "shred",
     "mke2fs": _mkfs, "wipefs": _mkfs,
 }
