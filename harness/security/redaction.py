@@ -3,7 +3,8 @@
 ``redact(text)`` is what everything persisted or logged goes through (transcripts, events, log
 records). Fixed-prefix formats are data (``redaction_patterns.yaml``); secrets without one are
 found by shape and entropy (``redaction_shapes``: unlisted ``NAME=value`` assignments, URL query
-tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``). Callers may add their
+tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``) or by the position their
+syntax gives them (``redaction_positions``: netrc, pgpass, password flags). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 """
 
@@ -15,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
+from harness.security.redaction_positions import redact_positions
 from harness.security.redaction_shapes import redact_shapes
 
 PATTERN_FILE = "redaction_patterns.yaml"
@@ -44,7 +46,7 @@ def _redact_known(text: str) -> str:
 def _redact_uncached(text: str) -> str:
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
-    return redact_shapes(text)
+    return redact_positions(redact_shapes(text))
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

@@ -41,16 +41,22 @@ _ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "h
 _DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
 _HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
                           r"[0-9a-fA-F]{12})$")
-_TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|"
+_TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|0x[0-9a-f]{1,16}|"
                       r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
 
-_ENV = re.compile(r"(?<![\w/.?&%-])([A-Za-z_][A-Za-z0-9_]*+)( ?= ?)(?:(['\"])(.*?)\3|([^\s\"';|&`]+))")
+_ENV = re.compile(r"(?<![\w/.?&%-])([A-Za-z_][A-Za-z0-9_]*+)( ?= ?)(?:(['\"])(.*?)\3|"
+                  r"([^\s\"';|&`(]++)(\()?)")
+"""``NAME=value``; an unquoted value ends at ``(`` (group 6: a call, not a value) so that
+``c = Client(api_key="...")`` is read as two assignments, not one that swallows the second."""
 _COLON = re.compile(r"(?m)(?:^|(?<=[\s{,]))(['\"]?)([A-Za-z_][\w.-]*+)\1[ \t]*:[ \t]*"
                     r"(?:(['\"])([^'\"\n]*)\3|([^\s,}]+))")
 _FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"]+)\2")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
 _QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
 _USERINFO = re.compile(r"(://)([^\s:/@]+)@")
+_USERPASS = re.compile(r"(://[^\s:/@]*:)([^\s/@]+)(@)")
+"""``scheme://user:password@host``, the user possibly empty (``redis://:password@cache``): the
+password position holds a credential whatever its shape."""
 _COOKIE = re.compile(r"(?im)^([ \t]*(?:set-)?cookie[ \t]*:[ \t]*)(\S.*)$")
 _AUTH_HEADER = re.compile(r"(?im)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
                           r"(?:[A-Za-z][\w-]*\s+)?)(?!\$)([^\s\"',;]{8,}(?:,\s*\w+=[^\s\"',;]+)*)")
@@ -79,6 +85,8 @@ def entropy(value: str) -> float:
 
 
 _TOKEN_CHARS = re.compile(r"^[A-Za-z0-9+/=_.~!@#$%^&*-]+$")
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+"""``windll.kernel32.GetProcAddress``, ``self.Mark2Array``: a reference in code, not key material."""
 
 
 def looks_random(value: str, min_len: int = 16) -> bool:
@@ -87,7 +95,7 @@ def looks_random(value: str, min_len: int = 16) -> bool:
     if len(value) < min_len or not _TOKEN_CHARS.match(value) or _HEX_OR_UUID.match(value) \
             or _DIGEST_PREFIX.match(value):
         return False
-    if value.startswith(("/", "./", "~", "-")) or "://" in value:
+    if value.startswith(("/", "./", "~", "-")) or "://" in value or _DOTTED_NAME.fullmatch(value):
         return False
     classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
     return (classes == 3 and entropy(value) >= 3.5) or (classes == 2 and len(value) >= 24
@@ -114,6 +122,8 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
 
 def _sub_env(m: re.Match[str]) -> str:
     name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
+    if m.group(6):
+        return m.group(0)  # `x = make_client(`: code
     by_name = secret_name(name)
     if not by_name and set(_parts(name)) & _ID_WORDS:
         return m.group(0)
@@ -141,14 +151,34 @@ def _sub_flag(m: re.Match[str]) -> str:
 
 
 def _sub_url(m: re.Match[str]) -> str:
+    url = _USERPASS.sub(_sub_userpass, m.group(0))
     url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
                         or _HEX_OR_UUID.match(u.group(2)) and len(u.group(2)) >= 16
-                        else u.group(2)) + "@", m.group(0))
+                        else u.group(2)) + "@", url)
     url = _QUERY.sub(_sub_query, url)
     head, sep, rest = url.partition("://")
     cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
     path = "/".join(PLACEHOLDER if _random_segment(seg) else seg for seg in rest[:cut].split("/"))
     return head + sep + path + rest[cut:]
+
+
+def _sub_userpass(u: re.Match[str]) -> str:
+    """Any literal password (digits too); a template, a placeholder or ``x`` stays."""
+    password = u.group(2)
+    if not literal(password) or _TRIVIAL.match(password) and not password.isdigit():
+        return u.group(0)
+    return u.group(1) + PLACEHOLDER + u.group(3)
+
+
+_REFERENCE = re.compile(r"^(?:\$|\{\{?\s*[\w.]+\s*\}|<[^>]*>|%\w+%|\*+$|\[REDACTED)")
+"""A reference or placeholder, not a value: ``$PASSWORD``, ``${X}``, ``$(cmd)``, ``{secret}``,
+``{{ password }}``, ``<password>``, ``%PASS%``, ``***``."""
+
+
+def literal(value: str) -> bool:
+    """A value that is itself the secret, not a reference to one or a placeholder."""
+    v = value.strip("'\"`")
+    return bool(v) and not _REFERENCE.match(v)
 
 
 def _random_segment(seg: str) -> bool:
@@ -161,6 +191,8 @@ def _sub_query(m: re.Match[str]) -> str:
     name, value = m.group(2), m.group(3)
     decoded = re.sub(r"%[0-9A-Fa-f]{2}", "", value)
     by_name = secret_name(name)
+    if not by_name and set(_parts(name)) & _ID_WORDS:
+        return m.group(0)  # run_id=, commit=: an identifier, however random it looks
     if (by_name and _worth_hiding(value, by_name)) or looks_random(decoded, 20):
         return f"{m.group(1)}{name}={PLACEHOLDER}"
     return m.group(0)

@@ -35,7 +35,6 @@ def _ids(family: str, *variants: str) -> list[str]:
 # a control turns them into XPASS: then drop them from here.
 ON_GAPS = {
     *_ids("identifier-shapes", "path-faithful"),
-    *_ids("secrets-by-shape", "netrc-password", "url-query-sig"),
 }
 OTHER_GAPS = {
     # With the item's control off the variant still passes, for a reason outside the control.

@@ -110,10 +110,15 @@ def _cases(name: str, kind: str) -> list[dict]:
 
 KNOWN_MISSES = {
     "tuned.yaml": [],
-    # `mysql -pSECRET`: a password glued to a one-letter flag
-    "untuned.yaml": ["mysql-p-flag"],
-    # measured once (10/12, 0/14 benign changed) and not tuned on
-    "untuned2.yaml": ["python-kwarg", "redis-url-password-only"],
+    # `mysql -pSECRET` (a password glued to a one-letter flag) is caught since credential
+    # positions were added (redaction_positions)
+    "untuned.yaml": [],
+    # measured once (10/12, 0/14 benign changed) and not tuned on; the two misses (a call's
+    # keyword argument, a URL password with an empty user) are caught since then
+    "untuned2.yaml": [],
+    # written before credential positions were built: 6/16 caught, 1/12 benign changed
+    # (a ULID under `run_id=` in a query); first measurement 15/16, 0/12 (`amqp://:pw@`)
+    "positions.yaml": [],
 }
 
 
@@ -158,3 +163,39 @@ def test_a_secret_in_an_unlisted_env_dump_is_redacted_in_run_events(tmp_path: Pa
     model = scripted([call("read_file", path="env.txt")], "done")
     res = asyncio.run(Agent(cfg, model, LocalWorkspace(tmp_path)).run("t"))
     assert secret not in repr([e.data for e in res.events])
+
+
+IDENTIFIER_CASES = Path(__file__).parent / "identifier_cases" / "opaque.yaml"
+
+
+def test_opaque_identifiers_are_not_redacted() -> None:
+    """Both controls at once: what compaction must keep verbatim (pods, MACs, ULIDs, build tags,
+    instance ids) is not a secret, so the persisted transcript keeps it readable too."""
+    import yaml
+    cases = [c for c in yaml.safe_load(IDENTIFIER_CASES.read_text()) if c.get("present")]
+    changed = {c["id"]: redact(c["text"]) for c in cases if redact(c["text"]) != c["text"]}
+    assert len(cases) >= 8 and changed == {}
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("machine h login u password $NETRC_PASSWORD", "$NETRC_PASSWORD"),
+    ("postgres://app:{password}@db/app", "{password}"),
+    ("curl -u \"$USER:${TOKEN}\" https://x", "${TOKEN}"),
+    ("docker run -u 1000:1000 img", "1000:1000"),
+    ("ssh -p 2222 host; mkdir -p out/x1; gcc -pthread a.c", "2222"),
+    ("THREAD_SET_THREAD_TOKEN = 0x0080", "0x0080"),
+    ("_SetLastError = windll.kernel32.SetLastError", "windll.kernel32.SetLastError"),
+])
+def test_references_and_placeholders_in_credential_positions_stay(text: str, kept: str) -> None:
+    assert redact(text) == text and kept in redact(text)
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("redis://:0000@cache:6379", "0000"),
+    ("  password  Xq9!vL2m\n", "Xq9!vL2m"),
+    ("GET /v1/files/7?expires=1700000000&token=Zq8Lm2Xw9Kp4Tn7R HTTP/1.1", "Zq8Lm2Xw9Kp4Tn7R"),
+    ("wget --http-user=ci --http-password=Wq9xLm2Kp4 https://x", "Wq9xLm2Kp4"),
+    ("kinit -k -t svc.keytab; vault login -m userpass -t Kq8Zr2Lm9Xw4Vb7Nc3Td", "Kq8Zr2Lm9Xw4Vb7Nc3Td"),
+])
+def test_secrets_in_credential_positions_are_redacted(text: str, secret: str) -> None:
+    assert secret not in redact(text)

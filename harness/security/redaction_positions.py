@@ -1,0 +1,119 @@
+"""Secrets found by the position the syntax gives them, not by their name or their shape.
+
+``redaction_shapes`` judges ``NAME=value`` pairs by the name and the value. Some formats put a
+credential where no ``=`` or ``:`` names it; their syntax alone says what the value is:
+
+- netrc (``machine h login u password p``, one line or one token pair per line);
+- pgpass (``host:port:database:user:password``);
+- command-line flags: the conventional short password flag (``mysql -pSECRET``, ``sshpass -p
+  SECRET``), ``user:password`` after ``-u``/``--user`` (curl, wget), and any short flag whose
+  value reads like generated key material;
+- query strings of URLs without a scheme (``GET /dl?file=a&signature=...``: request lines, paths).
+
+Each value must still read as a literal: templates (``$PASSWORD``), placeholders (``*``,
+``<pass>``) and numbers (ports, ``uid:gid``) stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from harness.security.redaction_shapes import (
+    _QUERY,
+    PLACEHOLDER,
+    _sub_query,
+    _worth_hiding,
+    literal,
+    looks_random,
+)
+
+
+def _hide(text: str, value: str) -> str:
+    return text.replace(value, PLACEHOLDER, 1)
+
+
+# netrc: a line with the `machine`/`default` keyword makes every `password` on it a credential;
+# a line holding only `password VALUE` is the multi-line layout (judged like a named value).
+_NETRC_LINE = re.compile(r"(?m)^.*\b(?:machine[ \t]+\S+|default)\b.*\bpassword[ \t]+\S.*$")
+_NETRC_PAIR = re.compile(r"\bpassword[ \t]+(\S+)")
+_NETRC_ALONE = re.compile(r"(?m)^([ \t]*password[ \t]+)(\S+)[ \t]*$")
+
+
+def _sub_netrc_line(m: re.Match[str]) -> str:
+    return _NETRC_PAIR.sub(lambda p: _hide(p.group(0), p.group(1)) if literal(p.group(1))
+                           else p.group(0), m.group(0))
+
+
+def _sub_netrc_alone(m: re.Match[str]) -> str:
+    value = m.group(2)
+    return m.group(1) + PLACEHOLDER if literal(value) and _worth_hiding(value, True) \
+        else m.group(0)
+
+
+# pgpass: host:port:database:user:password, one entry per line (a port or `*` second).
+_PGPASS = re.compile(r"(?m)^([^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)(\S+)[ \t]*$")
+
+
+def _sub_pgpass(m: re.Match[str]) -> str:
+    return m.group(1) + PLACEHOLDER if literal(m.group(2)) else m.group(0)
+
+
+# Short flags: `-pVALUE` (glued: the mysql family's password), `-X VALUE` (spaced).
+# An argument (after a blank, never a line's start: ``-parser=`` in a diff), no `=` in it.
+_SHORT_GLUED_P = re.compile(r"(?<=[ \t])(-p)([^\s\"'=-][^\s\"'=]*)(?=\s|$)")
+_SHORT_SPACED = re.compile(r"(?<=[ \t])-([A-Za-z])[ \t]+(['\"]?)([^\s'\"-][^\s'\"]*)\2(?=\s|$)")
+
+
+def _sub_glued_p(m: re.Match[str]) -> str:
+    value = m.group(2)
+    if literal(value) and _worth_hiding(value, True) and re.search(r"[A-Za-z]", value):
+        return m.group(1) + PLACEHOLDER
+    return m.group(0)
+
+
+def _sub_spaced(m: re.Match[str]) -> str:
+    """``-p VALUE`` is a password when it reads like one (``ssh -p 2222``, ``mysql -p db``,
+    ``mkdir -p dir`` stay); any other short flag only when its value is random in all three
+    character classes (a ULID or a pod name after ``-r`` or ``-n`` is an identifier)."""
+    letter, value = m.group(1), m.group(3)
+    if not literal(value):
+        return m.group(0)
+    if letter == "p":
+        hide = _worth_hiding(value, "weak")
+    else:
+        classes = all(re.search(rx, value) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+        hide = classes and looks_random(value, 16)
+    return _hide(m.group(0), value) if hide else m.group(0)
+
+
+# `user:password` after -u / --user / --proxy-user ... (curl, wget, httpie's -a alike).
+_USER_FLAG = re.compile(r"(?<![\w-])(?:-[ua]|--(?:[\w-]+-)?user)(?:=|[ \t]+)(['\"]?)"
+                        r"([^\s:'\"]+):([^\s'\"]+)\1")
+
+
+def _sub_user_flag(m: re.Match[str]) -> str:
+    user, secret = m.group(2), m.group(3)
+    if not literal(secret) or not literal(user) or re.fullmatch(r"\d+", secret):
+        return m.group(0)  # templates, or uid:gid
+    return m.group(0)[: m.start(3) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(3) - m.start(0):]
+
+
+# A query string with no scheme before it (request lines, relative links, proxied paths).
+_BARE_QUERY = re.compile(r"(?<![\w:/.])(?:/[^\s?\"'<>`]*)?\?[\w.%\[\]-]+=[^\s\"'<>`]*")
+
+_PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (_NETRC_LINE, _sub_netrc_line),
+    (_NETRC_ALONE, _sub_netrc_alone),
+    (_PGPASS, _sub_pgpass),
+    (_USER_FLAG, _sub_user_flag),
+    (_SHORT_GLUED_P, _sub_glued_p),
+    (_SHORT_SPACED, _sub_spaced),
+    (_BARE_QUERY, lambda m: _QUERY.sub(_sub_query, m.group(0))),
+)
+
+
+def redact_positions(text: str) -> str:
+    for rx, fn in _PASSES:
+        text = rx.sub(fn, text)
+    return text
