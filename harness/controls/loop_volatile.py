@@ -24,6 +24,8 @@ _ZONE = r"(?:\s?(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT|[A-Z]{2,4}T))?"
 _UNITS = (r"(?:ns|us|µs|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?"
           r"|w|wks?|weeks?|mo|months?|y|yrs?|years?)")
 _LABEL_SEP = r"[\s:=#\"']*"
+_NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
+"""After a number: it is not the count of a ``N/M`` or ``N of M`` (which is progress)."""
 
 # (placeholder, pattern): order matters, whole timestamps before their parts, shapes that contain
 # numbers before the number rules.
@@ -64,9 +66,11 @@ _VOLATILE: list[tuple[str, str]] = [
     ("<gauge>", rf"(?i)\b(?:load(?:[ _]?averages?)?|loadavg|%?cpu|%?mem(?:ory)?|rss|vsz|heap|temp(?:erature)?|"
                 rf"latency|rtt|qps|rps){_LABEL_SEP}\d+(?:\.\d+)?(?:\s?(?:%|[KMGT]i?B\b))?"
                 r"(?:,?\s\d+\.\d+){0,2}"),
-    # Counters that tick on every poll (a heartbeat, a retry, a sequence number): labelled, or #N.
-    ("<count>", rf"(?i)\b(?:attempt|retry|retries|try|poll|polls|iteration|iter|heartbeat|tick|seq|"
-                rf"sequence|request|req|check|round|loop|ping|probe|generation){_LABEL_SEP}#?\d+|#\d+\b"),
+    # Counters that tick on every poll (a heartbeat, a retry, a sequence number): labelled, or #N;
+    # not when they count towards a total (`request 3 of 10`, `#3/10`): that is progress.
+    ("<count>", rf"(?i)(?:\b(?:attempt|retry|retries|try|poll|polls|iteration|iter|heartbeat|tick|seq|"
+                rf"sequence|request|req|check|round|loop|ping|probe|generation){_LABEL_SEP}#?|#)\d+"
+                rf"{_NOT_OF_TOTAL}"),
 ]
 _VOLATILE_RX = [(token, re.compile(rx)) for token, rx in _VOLATILE]
 _SPACE = re.compile(r"[ \t]+")
