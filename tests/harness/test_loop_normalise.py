@@ -124,3 +124,10 @@ def test_a_cycle_of_polls_with_unchanged_results_is_a_cycle_when_results_are_com
     window = [CallRecord(tool=c, args_hash=c, result_hash="r", poll=True) for c in "abc" * 3]
     assert cycle(window, LoopDetectionConfig(enabled=True, cycle_max_length=4, identical_repeat_same_output=True))
     assert cycle(window, LoopDetectionConfig(enabled=True, cycle_max_length=4)) is None
+
+
+def test_a_huge_output_is_masked_at_both_ends() -> None:
+    middle = "x" * 100_000
+    a = mask_volatile(f"at 12:00:01 {middle} took 3s")
+    b = mask_volatile(f"at 12:09:59 {middle} took 41s")
+    assert a == b and middle in a
