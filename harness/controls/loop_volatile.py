@@ -84,9 +84,14 @@ huge output is compared as it is, so a changed clock there only hides a loop, ne
 def mask_volatile(text: str) -> str:
     """``text`` with volatile tokens replaced by placeholders and runs of spaces collapsed (a
     column that widens from ``9s`` to ``10s`` shifts the ones after it)."""
-    if len(text) > 2 * _EDGE:
-        return "\n".join((_mask(text[:_EDGE]), text[_EDGE:-_EDGE], _mask(text[-_EDGE:])))
-    return _mask(text)
+    if len(text) <= 2 * _EDGE:
+        return _mask(text)
+    # Cut at line ends, so a token that changes length near a cut does not shift the middle.
+    head = text.rfind("\n", 0, _EDGE)
+    head = head if head > 0 else _EDGE
+    tail = text.find("\n", len(text) - _EDGE)
+    tail = tail if tail >= head else len(text) - _EDGE
+    return "\n".join((_mask(text[:head]), text[head:tail], _mask(text[tail:])))
 
 
 def _mask(text: str) -> str:
