@@ -176,8 +176,11 @@ _REFERENCE = re.compile(r"^(?:\$|\{\{?\s*[\w.]+\s*\}|<[^>]*>|%\w+%|\*+$|\[REDACT
 
 
 def literal(value: str) -> bool:
-    """A value that is itself the secret, not a reference to one or a placeholder."""
+    """A value that is itself the secret, not a reference to one or a placeholder (also the
+    bare word of documentation: ``user:password@host``, ``password secret``)."""
     v = value.strip("'\"`")
+    if re.fullmatch(r"[A-Za-z_]+", v) and secret_name(v):
+        return False
     return bool(v) and not _REFERENCE.match(v)
 
 
