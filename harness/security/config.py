@@ -47,6 +47,11 @@ class ContextScanConfig(_Strict):
     model run a command another file defines ("run the bootstrap command listed in TOOLS.md")
     is weighed with that definition, and both files are blocked when together they make an
     injected instruction. Off (the seed): each file is judged alone."""
+    phrase_variants: bool = False
+    """Also read the phrase variants of ``context_scan_patterns.yaml`` (``injection_variants``,
+    ``signals_variants``): the same requests in other word orders and words ("disregard the
+    rules above", "skip the confirmation", "your previous instructions are outdated", "you are
+    the release bot now"). Off (the seed): the seed's phrase lists only."""
 
     @field_validator("extra_patterns")
     @classmethod

@@ -80,6 +80,7 @@ class ScanOptions:
     exfil_by_capability: bool = False
     example_context: bool = False
     across_files: bool = False
+    phrase_variants: bool = False
 
 
 SplitFindings = tuple[tuple[str, str, tuple[str, ...]], ...]
@@ -115,7 +116,7 @@ def split_findings(files: Sequence[tuple[str, str]], config: object | None = Non
     if not options.across_files or len(files) < 2:
         return ()
     clean = clean_text_all if options.unicode_data else clean_text
-    found = split_issues(files, lambda text: clean(text)[0], options.example_context)
+    found = split_issues(files, lambda text: clean(text)[0], options.example_context, options.phrase_variants)
     contents = dict(files)
     return tuple((p, digest(contents[p]), tuple(found[p])) for p in sorted(found))
 
@@ -132,7 +133,7 @@ def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanO
         issues.append(f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing")
     issues += _visible_issues(text, options)
     for channel in hidden_channels(text, options.any_front_matter):
-        issues += _channel_issues(channel)
+        issues += _channel_issues(channel, options.phrase_variants)
         if options.exfil_by_capability:
             issues += [f"Contains potential exfiltration pattern in {channel.kind} ({f.text})"
                        for f in sig.capability_exfil(channel.text)]
@@ -153,9 +154,10 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
     examples = options.example_context
     sentences = split_sentences(text, examples=examples)
     index = sig.TriggerIndex([s.text for s in sentences])
-    strong = sig.phrase_findings(sentences, "injection", index=index, defines=examples)
+    variants = options.phrase_variants
+    strong = sig.phrase_findings(sentences, sig.sections("injection", variants), index=index, defines=examples)
     issues = [f"Contains injection phrase ({f.text})" for f in strong]
-    weak = (sig.phrase_findings(sentences, "signals", index=index, defines=examples)
+    weak = (sig.phrase_findings(sentences, sig.sections("signals", variants), index=index, defines=examples)
             + sig.phrase_findings(sentences, "command_signals", True, index=index, defines=examples))
     by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
     for f in weak:
@@ -176,12 +178,12 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
     return issues
 
 
-def _channel_issues(channel: Channel) -> list[str]:
+def _channel_issues(channel: Channel, variants: bool = False) -> list[str]:
     where = f" in {channel.kind}"
     sentences = split_sentences(channel.text, channel.line)
     index = sig.TriggerIndex([s.text for s in sentences])
     issues = [f"Contains injection phrase{where} ({f.text})"
-              for f in sig.phrase_findings(sentences, "injection", index=index)]
+              for f in sig.phrase_findings(sentences, sig.sections("injection", variants), index=index)]
     issues += [f"Contains potential exfiltration pattern{where} ({f.text})" for f in sig.exfil_findings(channel.text)]
     if issues:
         return issues

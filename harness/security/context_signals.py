@@ -53,8 +53,16 @@ class Finding:
     paragraph: int = 0
 
 
-def patterns(section: str) -> tuple[Pattern, ...]:
+def patterns(section: str | tuple[str, ...]) -> tuple[Pattern, ...]:
+    """The patterns of one section, or of several in order."""
+    if isinstance(section, tuple):
+        return tuple(p for name in section for p in patterns(name))
     return load_patterns(PATTERN_FILE, section, "description")
+
+
+def sections(name: str, variants: bool) -> str | tuple[str, ...]:
+    """``name`` and, with ``context_scan.phrase_variants``, its ``<name>_variants`` section."""
+    return (name, f"{name}_variants") if variants else name
 
 
 @cache
@@ -90,7 +98,7 @@ def _quoted(before: str) -> bool:
     return any(before.rfind(o) > before.rfind(c) for o, c in _QUOTE_PAIRS)
 
 
-def phrase_findings(sentences: list[Sentence], section: str, commands: bool = False,
+def phrase_findings(sentences: list[Sentence], section: str | tuple[str, ...], commands: bool = False,
                     index: TriggerIndex | None = None, defines: bool = False) -> list[Finding]:
     """Matches of ``section``'s patterns that are not discounted, one per pattern and sentence.
 
@@ -315,4 +323,4 @@ def _ordered(text: str) -> bool:
         if not _cue("negation").search(text[:m.start()][-80:]):
             return True
     return any(p.id in _ORDER_SIGNALS and triggered(p, lowered) and p.regex.search(text)
-               for p in patterns("signals"))
+               for p in patterns(("signals", "signals_variants")))

@@ -75,9 +75,10 @@ def definitions(text: str, shared: set[str]) -> list[Definition]:
 
 
 def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
-                 examples: bool = False) -> dict[str, list[str]]:
+                 examples: bool = False, variants: bool = False) -> dict[str, list[str]]:
     """``(name, content)`` of the files loaded together -> for each implicated file, what it
-    completes. ``clean``: the scanner's text cleaning (look-alikes folded, invisibles removed)."""
+    completes. ``clean``: the scanner's text cleaning (look-alikes folded, invisibles removed);
+    ``examples``, ``variants``: the scanner's ``example_context`` and ``phrase_variants``."""
     texts = [(name, clean(content)) for name, content in files]
     lines = {name: {line.strip() for line in text.split("\n") if line.strip()} for name, text in texts}
     out: dict[str, list[str]] = {}
@@ -90,7 +91,7 @@ def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
         for a, a_text in texts:
             if a == b:
                 continue
-            for line, d in _implicated(a_text, lines[b], b, defs, b_sentences, examples):
+            for line, d in _implicated(a_text, lines[b], b, defs, b_sentences, _Reading(examples, variants)):
                 out.setdefault(b, []).append(
                     f"Completes an instruction split across context files: {a} line {line} has the "
                     f"command at line {d.line} run")
@@ -100,9 +101,15 @@ def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
     return {name: list(dict.fromkeys(issues)) for name, issues in out.items()}
 
 
+@dataclass(frozen=True)
+class _Reading:
+    examples: bool
+    variants: bool
+
+
 def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
-                b_sentences: list[Sentence], examples: bool) -> list[tuple[int, Definition]]:
-    a_sentences = [s for s in split_sentences(a_text, examples=examples) if s.text.strip() not in b_lines]
+                b_sentences: list[Sentence], how: _Reading) -> list[tuple[int, Definition]]:
+    a_sentences = [s for s in split_sentences(a_text, examples=how.examples) if s.text.strip() not in b_lines]
     delegates, named = _delegation_pattern(b), _name_pattern(b)
     found = []
     for s in a_sentences:
@@ -111,28 +118,29 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         words = set(_WORD.findall(s.text.lower()))
         pointed = [d for d in defs if d.names & words or (d.words and d.words <= words)]
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
-        strong = sig.phrase_findings(paragraph, "injection", defines=examples) if pointed or named.search(s.text) else []
+        strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.variants), defines=how.examples)
+                  if pointed or named.search(s.text) else [])
         # An order that reaches into the file, or an injected paragraph that merely names it.
         if not pointed and (strong or delegates.search(s.text)):
             pointed = [d for d in defs if d.words & words] or defs
         if not pointed:
             continue
-        weak = _weak(paragraph, examples)
+        weak = _weak(paragraph, how)
         for d in pointed:
-            if strong or _weighs(weak, d, b_sentences, examples):
+            if strong or _weighs(weak, d, b_sentences, how):
                 found.append((s.line, d))
     return found
 
 
-def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], examples: bool) -> bool:
-    own = _weak([s for s in b_sentences if s.line == d.line], examples)
+def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: _Reading) -> bool:
+    own = _weak([s for s in b_sentences if s.line == d.line], how)
     payload = [_payload_finding()] if _is_payload(d.command) else []
     return sig.score([*weak, *own, *payload, _DELEGATION]) >= sig.THRESHOLD - _EPSILON
 
 
-def _weak(sentences: list[Sentence], examples: bool) -> list[sig.Finding]:
-    return (sig.phrase_findings(sentences, "signals", defines=examples)
-            + sig.phrase_findings(sentences, "command_signals", True, defines=examples))
+def _weak(sentences: list[Sentence], how: _Reading) -> list[sig.Finding]:
+    return (sig.phrase_findings(sentences, sig.sections("signals", how.variants), defines=how.examples)
+            + sig.phrase_findings(sentences, "command_signals", True, defines=how.examples))
 
 
 @cache
