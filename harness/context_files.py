@@ -83,12 +83,36 @@ async def context_scanner(config: HarnessConfig, workspace: Workspace, names: It
     security = getattr(config, "context_scan", None)
     if scan is None or not getattr(security, "across_files", False):
         return scan
+    ordered = sort_context_files(names)
+    key = _split_key(workspace, ordered, scan)
+    if key is not None and (hit := _splits.get(key)) is not None:
+        return _scanner(config, hit)
     files = []
-    for name in sort_context_files(names):
+    for name in ordered:
         content = await _read_text(workspace, name)
         if content and content.strip():
             files.append((name, content))
-    return _scanner(config, split_findings(files, security))
+    split = split_findings(files, security)
+    if key is not None:
+        if len(_splits) >= _SECTION_CACHE_LIMIT:
+            _splits.clear()
+        _splits[key] = split
+    return _scanner(config, split)
+
+
+_splits: dict[tuple[Any, ...], SplitFindings] = {}
+"""(scanner, files' stat signatures) -> joint findings, on a local workspace (no reads when
+nothing changed, as for the sections)."""
+
+
+def _split_key(workspace: Workspace, names: list[str], scan: ScanFn) -> tuple[Any, ...] | None:
+    root = local_root(workspace)
+    if root is None:
+        return None
+    try:
+        return (scan_key(scan), tuple((n, local_signature(os.path.join(root, n))) for n in names))
+    except OSError:
+        return None
 
 
 async def _read_text(workspace: Workspace, name: str) -> str | None:

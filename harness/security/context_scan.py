@@ -31,6 +31,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from harness.security import context_signals as sig
 from harness.security.context_channels import (
@@ -115,6 +116,12 @@ def split_findings(files: Sequence[tuple[str, str]], config: object | None = Non
     options = _options(config)
     if not options.across_files or len(files) < 2:
         return ()
+    return _split_findings(tuple(files), options)
+
+
+@lru_cache(maxsize=64)
+def _split_findings(files: tuple[tuple[str, str], ...], options: ScanOptions) -> SplitFindings:
+    # Cached by the files' contents: a prompt rebuilt every turn rereads them, but they rarely change.
     clean = clean_text_all if options.unicode_data else clean_text
     found = split_issues(files, lambda text: clean(text)[0], options.example_context, options.phrase_variants)
     contents = dict(files)
