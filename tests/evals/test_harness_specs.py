@@ -30,7 +30,7 @@ from scenarios.actor.mapping import find_tool
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("looplab-sandboxed", "mini-swe-agent", "mini-swe-agent-text", "openai-agents",
            "smolagents-tools", "smolagents-code", "pydantic-ai", "langgraph-react", "codex-cli",
-           "claude-code", "toy-example")
+           "claude-code", "opencode", "toy-example")
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
