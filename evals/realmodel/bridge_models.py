@@ -109,9 +109,8 @@ async def _hand_to_relay(box: SandboxEnvironment, record: dict[str, Any]) -> Non
     """Name the fault with a text of its own (what the relay looks for in the bridge's answer)
     and leave it where the relay reads faults. Without a relay the harness gets the bridge's
     status and message only."""
-    kind = record.get("transport") or record.get("kind")
-    human = (TRANSPORT_ERRORS[kind] if "transport" in record
-             else wire_fault(kind, record["dialect"], model=record["model"]).message())
+    human = (TRANSPORT_ERRORS[str(record["transport"])] if "transport" in record
+             else wire_fault(str(record["kind"]), record["dialect"], model=record["model"]).message())
     record["message"] = f"{human} [looplab fault {next(_ids)}]"
     if store().get(WIRE_RELAY_KEY):
         await box.write_file(f"{FAULT_DIR}/fault-{time.time_ns()}.json", json.dumps(record))
