@@ -124,8 +124,10 @@ def _fit(role: str, t: ToolSpec) -> dict[str, str] | None:
     content = _param(t, _CONTENT, [s for s in strings if s != path])
     if role == "shell":
         cmd = _param(t, _COMMAND, strings)
-        # a path parameter by its name only: Claude Code's Bash explains `description` with "files"
-        named_path = any(_PATH.search(n) for n in strings)
+        # a path parameter by its name only (Claude Code's Bash explains `description` with
+        # "files"), and only a required one (Gemini CLI's shell takes an optional `dir_path`)
+        required = t.parameters.get("required")
+        named_path = any(_PATH.search(n) and (required is None or n in required) for n in strings)
         ok = cmd is not None and not named_path and bool(_SHELL_DOC.search(_doc(t)) or cmd == "command")
         return {"command": cmd} if ok and cmd else None
     if role == "write":

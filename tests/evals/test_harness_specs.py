@@ -30,7 +30,7 @@ from scenarios.actor.mapping import find_tool
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("looplab-sandboxed", "mini-swe-agent", "mini-swe-agent-text", "openai-agents",
            "smolagents-tools", "smolagents-code", "pydantic-ai", "langgraph-react", "codex-cli",
-           "claude-code", "opencode", "toy-example")
+           "claude-code", "opencode", "gemini-cli", "toy-example")
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -162,15 +162,26 @@ def test_a_solver_given_on_the_command_line_gets_the_workspace_and_no_verdict(tm
     assert not sample.scores
 
 
-def test_the_actor_finds_claude_codes_own_tools() -> None:
-    """Claude Code 2.1.330's tools as it sent them: the shell is Bash (not Agent, whose
-    `description` parameter once read as a script; nor is Bash refused for the word "files" in
-    its own `description` parameter's prose), Write writes (not Edit), and no directory lister
-    is invented from ListAgents or Read."""
-    raw = json.loads((FIXTURES / "claude-code-2.1.330-tools.json").read_text(encoding="utf-8"))
+@pytest.mark.parametrize(("fixture", "expected"), [
+    # Claude Code: the shell is Bash (not Agent, whose `description` parameter once read as a
+    # script; nor is Bash refused for the word "files" in its `description` parameter's prose),
+    # Write writes (not Edit), and no directory lister is made of ListAgents or Read.
+    ("claude-code-2.1.330-tools.json",
+     {"shell": ("Bash", {"command": "command"}), "read": ("Read", {"path": "file_path"}),
+      "write": ("Write", {"path": "file_path", "content": "content"}), "list": None,
+      "spawn": ("Agent", {"task": "prompt"})}),
+    # Gemini CLI: run_shell_command is a shell although it takes an optional `dir_path`.
+    ("gemini-cli-0.61.0-tools.json",
+     {"shell": ("run_shell_command", {"command": "command"}),
+      "read": ("read_file", {"path": "file_path"}),
+      "write": ("write_file", {"path": "file_path", "content": "content"}),
+      "list": ("list_directory", {"path": "dir_path"}),
+      "spawn": ("invoke_agent", {"task": "prompt"})}),
+])
+def test_the_actor_finds_a_cli_agents_own_tools(fixture: str, expected: dict[str, object]) -> None:
+    """The tools as the CLI agent sent them (recorded from a run through the bridge)."""
+    raw = json.loads((FIXTURES / fixture).read_text(encoding="utf-8"))
     tools = [ToolSpec(**t) for t in raw]
     found = {role: (hit[0].name, hit[1]) if (hit := find_tool(role, tools)) else None
-             for role in ("shell", "read", "write", "list", "spawn")}
-    assert found == {"shell": ("Bash", {"command": "command"}), "read": ("Read", {"path": "file_path"}),
-                     "write": ("Write", {"path": "file_path", "content": "content"}), "list": None,
-                     "spawn": ("Agent", {"task": "prompt"})}
+             for role in expected}
+    assert found == expected
