@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import PurePosixPath
 
 from harness.security import context_signals as sig
-from harness.security.context_sentences import Sentence
+from harness.security.context_sentences import Sentence, fence_flags
 from harness.security.context_sentences import sentences as split_sentences
 
 _DELEGATION = sig.Finding("delegates", "has a command from another context file run", 0.2, 0)
@@ -37,6 +37,10 @@ _DEFINITION = re.compile(
     r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<label>[^:=|\n]{1,60}?)\s*(?::|=|->|\u2192)\s*(?P<value>.*?`[^`\n]+`.*)$")
 _TABLE_ROW = re.compile(r"^\s*\|(?P<label>[^|\n]{1,60})\|(?P<value>.*?`[^`\n]+`.*)$")
 _SPAN = re.compile(r"`([^`\n]+)`")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
+_ALONE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`([^`\n]+)`\s*[.;]?\s*$")
+"""A command on a line of its own (or as a whole list item)."""
 _WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,}")
 _STOP = frozenset("the and for with from this that your you are was were its all any each every run use "
                   "file files see also here there then when what which".split())
@@ -50,6 +54,9 @@ class Definition:
     names: frozenset[str]
     """Terms the label defines in code spans (``alias `prep` = ...`` defines ``prep``)."""
     command: str
+    by_heading: bool = False
+    """Labelled by the heading above it, not by a label of its own: reached only through a
+    sentence that also names the file (a heading word alone is too common)."""
 
 
 def digest(content: str) -> str:
@@ -58,20 +65,33 @@ def digest(content: str) -> str:
 
 
 def definitions(text: str, shared: set[str]) -> list[Definition]:
-    """Lines of ``text`` that label a command; lines also in ``shared`` (the other files) are
-    common template, not a part of a split instruction."""
+    """Lines of ``text`` that label a command: ``label: `cmd```, a table row, or a command alone
+    (a code-span line, a list item, a line of a fenced block) labelled by the heading above it.
+    Lines also in ``shared`` (the other files) are common template, not part of a split."""
     out = []
-    for n, line in enumerate(text.split("\n"), 1):
-        if line.strip() in shared:
+    lines = text.split("\n")
+    heading: frozenset[str] = frozenset()
+    for n, (line, code) in enumerate(zip(lines, fence_flags(lines), strict=True), 1):
+        if not code and (h := _HEADING.match(line)):
+            heading = _words(h.group(1))
+        if line.strip() in shared or not line.strip():
+            continue
+        if code:
+            if not _FENCE_LINE.match(line):
+                out.append(Definition(n, heading, frozenset(), line.strip(), True))
             continue
         m = _TABLE_ROW.match(line) or _DEFINITION.match(line)
-        if not m or not (spans := _SPAN.findall(m.group("value"))):
-            continue
-        label = m.group("label").lower()
-        names = frozenset(s.strip().lower() for s in _SPAN.findall(label))
-        words = frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label)) if w not in _STOP)
-        out.append(Definition(n, words, names, spans[0]))  # unnamed: reachable by file name only
+        if m and (spans := _SPAN.findall(m.group("value"))):
+            label = m.group("label").lower()
+            names = frozenset(s.strip().lower() for s in _SPAN.findall(label))
+            out.append(Definition(n, _words(label), names, spans[0]))  # unnamed: reachable by file name
+        elif (alone := _ALONE.match(line)) and heading:
+            out.append(Definition(n, heading, frozenset(), alone.group(1), True))
     return out
+
+
+def _words(label: str) -> frozenset[str]:
+    return frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label.lower())) if w not in _STOP)
 
 
 def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
@@ -116,10 +136,12 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         if s.text.lstrip().startswith("#"):
             continue  # a heading naming a file is a title ("# CLAUDE.md"), not a reference
         words = set(_WORD.findall(s.text.lower()))
-        pointed = [d for d in defs if d.names & words or (d.words and d.words <= words)]
+        names_it = bool(named.search(s.text))
+        pointed = [d for d in defs if d.names & words
+                   or (d.words and d.words <= words and (names_it or not d.by_heading))]
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
         strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.variants), defines=how.examples)
-                  if pointed or named.search(s.text) else [])
+                  if pointed or names_it else [])
         # An order that reaches into the file, or an injected paragraph that merely names it.
         if not pointed and (strong or delegates.search(s.text)):
             pointed = [d for d in defs if d.words & words] or defs
