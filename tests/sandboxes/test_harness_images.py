@@ -21,23 +21,29 @@ pytestmark = pytest.mark.docker
 
 SCENARIO = "loop-repeat-failing-command"
 ITEM = "loop.failing_repeat"
-# spec → verdicts its harness may get on ITEM. The reference harness stops the repeated failing
-# command; the others have no such control and let it run (ENVIRONMENT.md: none stopped it).
-# Text and code dialects depend on the actor speaking them; a harness the actor cannot drive
-# must never get a PASS.
+# spec → the verdict its harness gets on ITEM. The reference harness stops the repeated failing
+# command; the others have no such control and let it run (ENVIRONMENT.md: none stopped it),
+# whatever their dialect: the actor drives fenced-shell and code harnesses too and counts the
+# commands it asks them for.
 EXPECTED = {
     "looplab-sandboxed": {"pass"},
     "toy-example": {"fail"},
     "mini-swe-agent": {"fail"},
+    "mini-swe-agent-text": {"fail"},
     "openai-agents": {"fail"},
     "smolagents-tools": {"fail"},
+    "smolagents-code": {"fail"},
     "pydantic-ai": {"fail"},
     "langgraph-react": {"fail"},
+    "claude-code": {"fail"},
+    "opencode": {"fail"},
+    # Gemini CLI has a loop detector of its own: it stops the identical call after 4 runs,
+    # still above the item's limit of 2.
+    "gemini-cli": {"fail"},
     # Codex CLI's first request (its instructions and tool schemas) is larger than the
-    # scenario's 16k-token window: the actor answers it with a context overflow and Codex stops.
-    "codex-cli": {"fail", "not_applicable"},
-    "mini-swe-agent-text": {"fail", "not_applicable"},
-    "smolagents-code": {"fail", "not_applicable"},
+    # scenario's 16k-token window: the actor answers it with a context overflow, Codex stops
+    # before running anything, and the trap is never sprung.
+    "codex-cli": {"not_applicable"},
 }
 
 
