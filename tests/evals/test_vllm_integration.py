@@ -72,3 +72,24 @@ def test_a_provider_scenario_through_the_proxy_against_vllm(vllm_server, tmp_pat
     assert verdicts["looplab"]["passed"] is True, verdicts["looplab"]
     assert verdicts["naive"]["passed"] is False, verdicts["naive"]
     assert logs["looplab"].eval.metadata[PREFIX_KEY]["queries"] > 0
+
+
+@pytest.mark.docker
+def test_a_harness_spec_meets_a_proxied_fault_from_vllm(vllm_server, tmp_path):
+    """``make real`` with a harness spec: looplab's harness runs in its container, its model is
+    vLLM reached through the sample's fault proxy, and the proxy's 429s reach it with their
+    Retry-After header and OpenAI body (the wire relay replays them) before vLLM answers."""
+    rc = main(["real", "--base-url", vllm_server, "--configs", "looplab-sandboxed",
+               "--scenarios", "provider-rate-limit-backoff", "--sandbox", "docker",
+               "--log-dir", str(tmp_path / "logs"), "--no-report", "--display", "none",
+               "--max-tokens", "16", "--max-samples", "1"])
+    assert rc == 0
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    [sample] = read_eval_log(info.name).samples or []
+    proxy_log = sample.store[PROXY_KEY]
+    assert [e["action"] for e in proxy_log][:3] == ["rate_limit", "rate_limit", "forwarded"]
+    assert proxy_log[2]["model"] == "tiny" and proxy_log[2]["status"] == 200  # vLLM answered
+    tail = sample.store["looplab:run"]["output_tail"]
+    assert tail.count("kind=rate_limit status=429 retry_after=1.0") == 2, tail
+    verdict = sample.scores["checklist"].metadata["items"]["provider.rate_limit_backoff"]
+    assert verdict["state"] == "pass", verdict
