@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from case_params import case_params
 
 from harness import Agent, HarnessConfig, LocalWorkspace, get_preset
 from harness.security.commands import CommandGuard
@@ -30,13 +31,7 @@ def _load(name: str) -> dict:
 
 
 def _params(groups: dict[str, list[str]], split: str) -> list:
-    out = []
-    for form, commands in groups.items():
-        for i, command in enumerate(commands):
-            case_id = f"{split}-{form}-{i}"
-            marks = [pytest.mark.xfail(reason=HELDOUT_MISSES[case_id], strict=True)] if case_id in HELDOUT_MISSES else []
-            out.append(pytest.param(command, id=case_id, marks=marks))
-    return out
+    return case_params(groups, split, HELDOUT_MISSES)
 
 
 @cache

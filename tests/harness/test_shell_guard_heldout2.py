@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from case_params import case_params
 
 from harness import Agent, HarnessConfig, LocalWorkspace, get_preset
 from harness.security.commands import CommandGuard
@@ -28,15 +29,7 @@ MISSES: dict[str, str] = {}
 
 
 def _params(section: str, kind: str) -> list:
-    groups = CASES[section][kind]
-    items = groups.items() if isinstance(groups, dict) else [("all", groups)]
-    out = []
-    for form, commands in items:
-        for i, command in enumerate(commands):
-            case_id = f"{kind}-{form}-{i}"
-            marks = [pytest.mark.xfail(reason=MISSES[case_id], strict=True)] if case_id in MISSES else []
-            out.append(pytest.param(command, id=case_id, marks=marks))
-    return out
+    return case_params(CASES[section][kind], kind, MISSES)
 
 
 @cache
