@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from inspect_ai.log import transcript
+from inspect_ai.model import Model as ServedModel
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import sandbox, store
@@ -125,11 +126,15 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
     return solve
 
 
-def _fallback_model(name: str) -> Model:
+def fallback_model(name: str) -> ServedModel:
     """``provider/model@key``: one auth profile (API key) of that model; entries sharing a model
     name are its profiles, which the harness rotates."""
     base, _, key = name.partition("@")
-    return InspectModel(get_model(base, api_key=key or None))
+    return get_model(base, api_key=key or None)
+
+
+def _fallback_model(name: str) -> Model:
+    return InspectModel(fallback_model(name))
 
 
 async def drive_session(config: HarnessConfig, models: list[Model], ws: SandboxWorkspace,

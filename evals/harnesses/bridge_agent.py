@@ -22,7 +22,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import sandbox, store
 
-from evals.agents import EXIT_KEY, RUN_KEY
+from evals.agents import EXIT_KEY, RUN_KEY, fallback_model
 from evals.harnesses.bridge_polling import poll_at_sandbox_rate
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
 from evals.realmodel.sample_proxy import PROXY_KEY
@@ -172,7 +172,7 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
                 return await run(state, scenario, workdir, models.fallback_names, models.aliases,
                                  models.filter, models.resolver, deep_merge(scenario.harness, real))
         names = [f.removeprefix("scripted/") for f in scenario.fallback_models]
-        aliases: dict[str, str | Model] = {n: get_model(f) for n, f in zip(names, scenario.fallback_models, strict=True)}
+        aliases: dict[str, str | Model] = {n: fallback_model(f) for n, f in zip(names, scenario.fallback_models, strict=True)}
         return await run(state, scenario, workdir, names, aliases, limiter, None, scenario.harness)
 
     async def run(state: TaskState, scenario: Scenario, workdir: str, fallbacks: list[str],

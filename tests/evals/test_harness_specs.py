@@ -106,6 +106,16 @@ def test_launch_placeholders_conditions_and_fallbacks() -> None:
     assert env["OPENAI_BASE_URL"].endswith(":13132/v1") and env["MSWEA_CONFIGURED"] == "true"
 
 
+def test_an_auth_profile_fallback_is_the_roles_model_with_that_key() -> None:
+    # `backup@key-a` (a scenario's auth profiles): the bridge serves it from the scripted role
+    # `backup` with API key `key-a`, so faults scheduled per profile reach the harness.
+    from evals.agents import fallback_model
+
+    model = fallback_model("scripted/backup@key-a")
+    assert model.name == "backup" and model.api.api_key == "key-a"
+    assert fallback_model("scripted/backup").api.api_key in (None, "")
+
+
 def test_no_surface_by_item_or_family_prefix(tmp_path: Path) -> None:
     folder = write_spec(tmp_path / "mine", "id: mine\ndescription: x\nlaunch: [python3]\n"
                         "no_surface: {orchestration.: no sub-agents, context.skills_index: no skills}\n")
