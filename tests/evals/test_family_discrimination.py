@@ -51,22 +51,21 @@ KNOWN_GAPS = {**dict.fromkeys(ON_GAPS, GAP), **OTHER_GAPS}
 # Kept apart from ON_GAPS: they measure how far the controls generalise, not a to-do list.
 FRESH_GAP = "control misses a fresh held-out variant (issue 14)"
 FRESH_GAPS = {
-    *_ids("context-benign-quoting", "quotes-base64-pipe-bash", "quotes-credential-dumps"),
-    *_ids("destructive-spellings", "dd-from-dev-null", "find-exec-sh-c-rm", "git-rm-recursive", "tee-empty-overwrite"),
+    *_ids("context-benign-quoting", "quotes-base64-pipe-bash"),
     *_ids("inject-exfil", "openssl-s-client"),
     *_ids("inject-front-matter", "pandoc-title-block", "toml-literal-params"),
     *_ids("inject-split", "cursorrules-then-bootstrap", "german-claude-then-agents", "memory-user-tools-chain", "soul-then-identity"),
     *_ids("loop-cycles", "cycle-4-log-reads"),
-    *_ids("loop-failing-shapes", "bash-interpreter", "equals-vs-space"),
-    *_ids("loop-repeat-shapes", "bash-interpreter", "equals-vs-space", "read-dot-slash-path"),
+    *_ids("loop-failing-shapes", "equals-vs-space"),
+    *_ids("loop-repeat-shapes", "equals-vs-space", "read-dot-slash-path"),
     *_ids("loop-unknown-tool-shapes", "synonyms"),
     *_ids("path-escapes", "pathlib-cwd-parent"),
-    *_ids("poll-volatile", "resource-metrics", "spinner-glyph", "syslog-prefix"),
+    *_ids("poll-volatile", "spinner-glyph"),
     *_ids("secrets-by-shape", "k8s-secret-string-data", "service-account-json"),
 }
 FRESH_OTHER_GAPS = {
     # Fresh rows looplab passes that still pass with the item's control off.
-    **dict.fromkeys(_ids("loop-cycles", "cycle-3-cluster-checks", "cycle-3-env-prefixed", "cycle-4-subshell-runs"),
+    **dict.fromkeys(_ids("loop-cycles", "cycle-3-env-prefixed"),
                     "with loop_detection.ping_pong off another control still keeps the cycle within its limit"),
 }
 KNOWN_GAPS.update({**dict.fromkeys(FRESH_GAPS, FRESH_GAP), **FRESH_OTHER_GAPS})
