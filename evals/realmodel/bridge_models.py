@@ -30,7 +30,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import SandboxEnvironment, sandbox, store
 
-from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, roles_for, sample_proxy
+from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, sample_proxy
+from evals.realmodel.sample_proxy import real_fallbacks as scenario_real_fallbacks
 from evals.wire_faults import TRANSPORT_ERRORS, wire_fault
 from evals.wire_relay import FAULT_DIR, WIRE_RELAY_KEY
 from scenarios.schema import Scenario
@@ -69,18 +70,11 @@ class BridgeModels:
         return self.primary
 
 
-def harness_fallbacks(scenario: Scenario, real_fallbacks: list[str]) -> dict[str, str]:
+def harness_fallbacks(scenario: Scenario, fallbacks: list[str]) -> dict[str, str]:
     """Fallback name the harness sends (``backup@key-a``, as in the scripted run) → the real
     model (``openai-api/vllm/smol-fallback@key-a``: the key is the auth profile the proxy counts
     per). Roles without a real fallback are left out: the harness is not told of them."""
-    roles = roles_for(scenario, real_fallbacks)
-    out: dict[str, str] = {}
-    for m in scenario.fallback_models:
-        name = m.split("/", 1)[-1]
-        role, _, key = name.partition("@")
-        if role in roles:
-            out[name] = f"{roles[role]}@{key}" if key else roles[role]
-    return out
+    return {m.split("/", 1)[-1]: real for m, real in scenario_real_fallbacks(scenario, fallbacks).items()}
 
 
 @contextlib.asynccontextmanager

@@ -40,18 +40,24 @@ def roles_for(scenario: Scenario, fallbacks: list[str]) -> dict[str, str]:
     return dict(zip(roles, fallbacks, strict=False))
 
 
-def real_chain(scenario: Scenario, primary: str, fallbacks: list[str]) -> list[str]:
-    """The model chain for a proxied sample: the primary, then one entry per scenario fallback
-    whose role has a real fallback, keeping its auth profile (``@key``) so per-key faults
-    apply. A scenario without fallbacks gets none ("no fallback" stays true)."""
+def real_fallbacks(scenario: Scenario, fallbacks: list[str]) -> dict[str, str]:
+    """Each scenario fallback (``scripted/backup@key-a``) whose role has a real fallback → that
+    real model, keeping its auth profile (``...-fallback@key-a``) so per-key faults apply."""
     roles = roles_for(scenario, fallbacks)
-    chain = [primary]
+    out: dict[str, str] = {}
     for m in scenario.fallback_models:
         real = roles.get(_role(m))
         if real is not None:
             key = m.partition("@")[2]
-            chain.append(f"{real}@{key}" if key else real)
-    return chain
+            out[m] = f"{real}@{key}" if key else real
+    return out
+
+
+def real_chain(scenario: Scenario, primary: str, fallbacks: list[str]) -> list[str]:
+    """The model chain for a proxied sample: the primary, then the scenario's fallbacks that
+    have a real model (``real_fallbacks``). A scenario without fallbacks gets none ("no
+    fallback" stays true)."""
+    return [primary, *real_fallbacks(scenario, fallbacks).values()]
 
 
 def proxied_model(name: str, port: int) -> InspectAIModel:
