@@ -23,7 +23,6 @@ import errno
 import logging
 import os
 import posixpath
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar, overload
@@ -55,16 +54,16 @@ from .docker_engine import (
     TRACKED,
     api_client,
     check_ready,
-    container_running,
     remove_container,
 )
+from .docker_exec import ContainerLostError, exec_by_agent, exec_by_docker, is_engine_error
 from .docker_files import (
     ContainerGoneError,
     raise_agent_error,
     read_via_archive,
     write_via_archive,
 )
-from .docker_io import ExecRequest, RawExecResult, b64, run_exec
+from .docker_io import ExecRequest, b64
 from .docker_pool import POOLS, Prepared, discard, give_back_if_fresh, prepare
 
 logger = logging.getLogger(__name__)
@@ -254,13 +253,16 @@ class LooplabDockerSandbox(SandboxEnvironment):
         try:
             # The agent runs as the container's user; another user needs the engine's exec.
             by_agent = user is None or self.agent.runs_as(user)
-            raw = await self._exec_by_agent(request) if by_agent else None
+            raw = await exec_by_agent(self.agent, self.container_id, self.name, request) \
+                if by_agent else None
             if raw is None:
-                raw = await asyncio.to_thread(self._exec_by_docker, request)
+                raw = await asyncio.to_thread(exec_by_docker, self.container_id, request)
         except TimeoutError as err:
             raise TimeoutError(f"Command timed out after {timeout} seconds") from err
+        except ContainerLostError as err:
+            raise self._unavailable(err) from err
         except Exception as err:
-            if _is_engine_error(err):
+            if is_engine_error(err):
                 raise self._unavailable(err) from err
             raise
         if timeout and raw.returncode in (124, 137) and raw.elapsed >= timeout:
@@ -367,55 +369,6 @@ class LooplabDockerSandbox(SandboxEnvironment):
         except ChannelClosedError:
             return None  # the Docker API path says whether the container is still there
 
-    async def _exec_by_agent(self, request: ExecRequest) -> RawExecResult | None:
-        started = time.monotonic()
-        try:
-            reply = await self.agent.call(
-                "exec",
-                request.deadline_s,
-                argv=request.argv,
-                cwd=request.workdir,
-                env=request.env or {},
-                input=b64(request.stdin) if request.stdin is not None else None,
-                limit=request.output_limit,
-            )
-        except ChannelClosedError:
-            return await self._lost_exec(started)
-        if reply is None:
-            return None
-        return RawExecResult(
-            int(reply["rc"]),
-            base64.b64decode(reply.get("out", "")),
-            base64.b64decode(reply.get("err", "")),
-            bool(reply.get("trunc")),
-            time.monotonic() - started,
-        )
-
-    async def _lost_exec(self, started: float) -> RawExecResult:
-        # The stream ended mid-command. A container that is gone is unavailable; one that lives
-        # on lost its agent (a command may kill every process it can see): report the command
-        # as killed, as `docker exec` would for a command killed by a signal, and start a new
-        # agent for the next call.
-        if not await asyncio.to_thread(container_running, self.container_id):
-            raise self._unavailable(RuntimeError("the container is gone"))
-        logger.warning("looplab-docker: the command agent in %s ended during a command",
-                       self.name)
-        message = b"looplab-docker: the command was killed (its sandbox agent ended)\n"
-        return RawExecResult(137, b"", message, False, time.monotonic() - started)
-
-    def _exec_by_docker(self, request: ExecRequest) -> RawExecResult:
-        return run_exec(
-            api_client(),
-            self.container_id,
-            request.argv,
-            stdin=request.stdin,
-            workdir=request.workdir,
-            env=request.env,
-            user=request.user,
-            deadline_s=request.deadline_s,
-            output_limit=request.output_limit,
-        )
-
     async def _file_op(self, fn: Callable[..., T], *args: Any) -> T:
         try:
             return await asyncio.to_thread(fn, *args)
@@ -425,8 +378,3 @@ class LooplabDockerSandbox(SandboxEnvironment):
     def _unavailable(self, err: Exception) -> SandboxUnavailableError:
         return SandboxUnavailableError(f"sandbox {self.name} is not available: {err}")
 
-
-def _is_engine_error(err: Exception) -> bool:
-    import docker
-
-    return isinstance(err, docker.errors.DockerException)
