@@ -14,7 +14,9 @@ the listed shell tools are checked. Two modes (``command_guard.shell_aware``):
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from dataclasses import dataclass
 
 from harness.controls.base import Control
@@ -24,6 +26,7 @@ from harness.security.config import CommandGuardConfig
 from harness.security.patterns import Pattern, load_patterns, load_texts
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
+from harness.workspace import LocalWorkspace, Workspace
 
 _SHAPE_PATTERNS = ("fork-bomb",)
 """Regexes still applied in shell-aware mode: shapes of a whole line, not programs."""
@@ -95,10 +98,34 @@ class CommandGuard(Control):
         if not isinstance(command, str):
             return None
         verdict = self.check(command)
-        if not verdict.blocked:
+        if not verdict.blocked or await self._creates_only_new_files(run, verdict, command):
             return None
         run.emit("security.command_blocked", tool=call.name, pattern=verdict.pattern_id)
         text = load_prompt("security_command_blocked.md").format(
             guidance=verdict.guidance, command=command, pattern=verdict.pattern_id,
         )
         return ToolOutcome("denied", text, {"blocked_pattern": verdict.pattern_id})
+
+    async def _creates_only_new_files(self, run: RunState, verdict: CommandVerdict, command: str) -> bool:
+        """An emptying command whose every target is new (``: > notes.txt`` before notes.txt
+        exists) creates empty files and destroys nothing; only the workspace knows which files
+        exist, so the shell-aware guard asks it (``shell_new_files``)."""
+        if not self.config.shell_aware or verdict.pattern_id != "truncate-file":
+            return False
+        from harness.security.shell_new_files import emptied_files
+
+        targets = emptied_files(command)
+        return targets is not None and not await _any_exists(run.workspace, targets)
+
+
+async def _any_exists(workspace: Workspace, paths: list[str]) -> bool:
+    """Whether any of ``paths`` (relative to the root) exists, a dangling symlink included;
+    True when a remote workspace cannot answer (fail closed)."""
+    while isinstance(getattr(workspace, "inner", None), Workspace):
+        workspace = workspace.inner  # type: ignore[attr-defined]  # a wrapper (write gate)
+    if isinstance(workspace, LocalWorkspace):
+        return any(os.path.lexists(os.path.join(workspace.root, p)) for p in paths)
+    items = " ".join(shlex.quote(p) for p in paths)
+    res = await workspace.exec(f'cd {shlex.quote(str(workspace.root))} && for p in {items}; do '
+                               f'if [ -e "$p" ] || [ -L "$p" ]; then echo exists; fi; done; echo checked', timeout=30)
+    return res.exit_code != 0 or "checked" not in res.stdout or "exists" in res.stdout

@@ -18,10 +18,11 @@ from __future__ import annotations
 import posixpath
 import re
 
+from harness.security.shell_code_paths import computed_paths
 from harness.security.shell_expand import Scope, assign, expand_word, from_parent
 from harness.security.shell_parse import SimpleCommand, parse
 from harness.security.shell_rules import _INTERPRETERS, _STRING, _code
-from harness.security.shell_unwrap import expand, program
+from harness.security.shell_unwrap import SHELLS, expand, program
 
 _TEXT_ONLY = {"echo", "printf", "true", "false", ":", "sleep", "export", "unset", "alias", "read",
               "expr", "seq", "date", "which", "type", "exit", "return", "shift", "local", "declare",
@@ -95,14 +96,54 @@ def _words(cmd: SimpleCommand) -> list[str]:
     if _INTERPRETERS.match(prog):
         code = _code(cmd)
         words += [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
-        words = [w for w in words if "/" in w or w.startswith("..")]
+        words = [w for w in words if "/" in w or w.startswith("..")] + computed_paths(code)
         if code:
             return words
-    for a in cmd.argv[1:]:
+    params = _parameters_from(cmd.argv)
+    for i, a in enumerate(cmd.argv[1:], 1):
         if a.startswith("-"):
             a = a.split("=", 1)[1] if "=" in a else ""
+        if params and i >= params and a.startswith("/"):
+            continue  # an absolute parameter of the workspace's own code (see _parameters_from)
         words.append(a)
     return words
+
+
+_SCRIPT_VALUE_OPTS = {"-W", "-X", "-Q", "-r", "--require", "--loader", "--import", "-I", "-o", "-O",
+                      "--rcfile", "--init-file"}
+_CODE_OR_MODULE = {"-m", "-c", "-e", "-E", "--eval", "-p", "--print"}
+
+
+def _parameters_from(argv: list[str]) -> int:
+    """Index of the first parameter of the workspace's own code; 0 when the program is not one.
+
+    ``./finish_job.sh /var/lib/jobs/42``, ``python3 src/job.py --out /srv/x``: the program is a
+    file in the workspace, and what it does with its parameters is in its own text, not on the
+    line. An absolute parameter is as often a name (a target on the machine the script manages,
+    a key, a remote path) as a file the script opens, and the script could open any absolute
+    path written inside it anyway: checking it would deny faithful calls without confining
+    anything. Parameters that climb out relative to the workspace (``../secret``) or name the
+    home directory can only be local files next to it and are still checked; so are the
+    redirections, the script itself, and every operand of any other program (``cat``, ``cp``,
+    ``tar``, an unknown system program), which the guard reads as files (fail closed)."""
+    if _workspace_file(argv[0], need_slash=True):
+        return 1
+    prog = program(argv)
+    if prog not in SHELLS and not _INTERPRETERS.match(prog):
+        return 0
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        if argv[i] in _CODE_OR_MODULE:  # a module (python -m json.tool FILE) or code: not a script
+            return 0
+        i += 2 if argv[i] in _SCRIPT_VALUE_OPTS else 1
+    return i + 1 if i < len(argv) and _workspace_file(argv[i], need_slash=False) else 0
+
+
+def _workspace_file(word: str, need_slash: bool) -> bool:
+    """A relative path that stays below the current directory (``./x.sh``, ``src/job.py``)."""
+    if not word or word.startswith(("/", "~", "$", "-")) or "`" in word or (need_slash and "/" not in word):
+        return False
+    return ".." not in word.split("/")
 
 
 def _pathish(word: str, expanded: bool = False) -> str:
