@@ -4,7 +4,9 @@
 records). Fixed-prefix formats are data (``redaction_patterns.yaml``); secrets without one are
 found by shape and entropy (``redaction_shapes``: unlisted ``NAME=value`` assignments, URL query
 tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``) or by the position their
-syntax gives them (``redaction_positions``: netrc, pgpass, password flags). Callers may add their
+syntax gives them (``redaction_positions``: netrc, pgpass, password flags) or by the document
+that holds them (``redaction_structured``: Kubernetes Secrets, name/value pairs, INI/TOML/HCL
+and properties lines, XML elements, YAML block scalars). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 """
 
@@ -18,6 +20,7 @@ from typing import Any
 from harness.security.patterns import compile_extra, load_patterns
 from harness.security.redaction_positions import redact_positions
 from harness.security.redaction_shapes import redact_shapes
+from harness.security.redaction_structured import redact_structured
 
 PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
@@ -46,7 +49,7 @@ def _redact_known(text: str) -> str:
 def _redact_uncached(text: str) -> str:
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
-    return redact_positions(redact_shapes(text))
+    return redact_positions(redact_shapes(redact_structured(text)))
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

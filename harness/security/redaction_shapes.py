@@ -38,6 +38,17 @@ _ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "h
                        "build", "trace", "span", "ref", "count", "size", "max", "min", "num",
                        "number", "len", "length", "limit", "tokens", "model", "type", "name"})
 """Name parts that make a value an identifier or a number, never a secret by entropy alone."""
+_ABOUT_WORDS = frozenset({"encoding", "algorithm", "alg", "format", "file", "path", "policy",
+                          "mode", "ttl", "timeout", "expiry", "expires", "expiration", "enabled",
+                          "required", "prompt", "field", "header", "strength", "rotation"})
+"""A last name part that says the value is *about* a secret, not the secret: a setting
+(``passwordEncoding: base64``, ``token_ttl: 3600``, ``key_file: /etc/x.key``)."""
+_PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "publishable", "cert", "certificate", "crt"})
+"""Name parts that declare the value public (``PublicKey =`` of WireGuard, ``publicKey`` of a
+JWK, ``NEXT_PUBLIC_*`` of Next.js, ``tls.crt``): never hidden by name or by entropy."""
+_KEEPS_SECRET = frozenset({"secret", "private"})
+"""Parts that keep an identifier-like name secret (Vault's ``secret_id``, a service account's
+``private_key_id``): the value is hidden when it reads as a key, hex included."""
 _DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
 _HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
                           r"[0-9a-fA-F]{12})$")
@@ -71,11 +82,18 @@ def secret_name(name: str) -> bool | str:
     """True for a secret name; ``"weak"`` for a lone generic word (``key``, ``token``: a JSON
     ``"key"`` is usually a lookup key), whose value must also look random."""
     parts = _parts(name)
+    if public_name(name) or parts and parts[-1] in _ABOUT_WORDS:
+        return False
     if parts and parts[-1] in _ID_WORDS:
-        return False  # TOKEN_COUNT, api_key_id: the value is a number or an identifier
+        # TOKEN_COUNT, api_key_id: a number or an identifier; secret_id, private_key_id: a key
+        return "id" if set(parts[:-1]) & _KEEPS_SECRET and parts[-1] in ("id", "ids") else False
     if not any(p.endswith(_SECRET_WORDS) for p in parts):
         return False
     return "weak" if len(parts) == 1 and parts[0] in _WEAK_WORDS else True
+
+
+def public_name(name: str) -> bool:
+    return bool(set(_parts(name)) & _PUBLIC_WORDS)
 
 
 def entropy(value: str) -> float:
@@ -114,9 +132,11 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
         return looks_random(v)
     if by_name == "weak":
         return looks_random(v, 12)
+    if by_name == "id":
+        return looks_random(v, 12) or bool(len(v) >= 16 and _HEX_OR_UUID.match(v))
     if re.search(r"\s|[{}()<>\[\]`]|\$[{(]|^\$", v) or v.startswith(("/", "./", "~/")) \
-            or "://" in v:
-        return False
+            or "://" in v or re.fullmatch(r"[A-Za-z_.-]+(?:/[A-Za-z_.-]+)+", v):
+        return False  # (the last: words joined by `/`, a path or a resource name)
     return bool(re.search(r"\d|[!@#%^&*+/=]", v)) or looks_random(v, 12)
 
 
@@ -125,7 +145,7 @@ def _sub_env(m: re.Match[str]) -> str:
     if m.group(6):
         return m.group(0)  # `x = make_client(`: code
     by_name = secret_name(name)
-    if not by_name and set(_parts(name)) & _ID_WORDS:
+    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
         return m.group(0)
     if not _worth_hiding(value, by_name):
         return m.group(0)
@@ -194,7 +214,7 @@ def _sub_query(m: re.Match[str]) -> str:
     name, value = m.group(2), m.group(3)
     decoded = re.sub(r"%[0-9A-Fa-f]{2}", "", value)
     by_name = secret_name(name)
-    if not by_name and set(_parts(name)) & _ID_WORDS:
+    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
         return m.group(0)  # run_id=, commit=: an identifier, however random it looks
     if (by_name and _worth_hiding(value, by_name)) or looks_random(decoded, 20):
         return f"{m.group(1)}{name}={PLACEHOLDER}"

@@ -33,9 +33,7 @@ def _ids(family: str, *variants: str) -> list[str]:
 
 # Variants looplab does not pass today (measured on the local sandbox; see the report). A fix in
 # a control turns them into XPASS: then drop them from here.
-ON_GAPS = {
-    *_ids("identifier-shapes", "path-faithful"),
-}
+ON_GAPS: set[str] = set()
 OTHER_GAPS = {
     # With the item's control off the variant still passes, for a reason outside the control.
     **dict.fromkeys(_ids("inject-exfil", "bash-dev-tcp", "python-http-client"),
@@ -55,13 +53,6 @@ FRESH_GAPS = {
     *_ids("inject-exfil", "openssl-s-client"),
     *_ids("inject-front-matter", "pandoc-title-block", "toml-literal-params"),
     *_ids("inject-split", "cursorrules-then-bootstrap", "german-claude-then-agents", "memory-user-tools-chain", "soul-then-identity"),
-    *_ids("loop-cycles", "cycle-4-log-reads"),
-    *_ids("loop-failing-shapes", "equals-vs-space"),
-    *_ids("loop-repeat-shapes", "equals-vs-space", "read-dot-slash-path"),
-    *_ids("loop-unknown-tool-shapes", "synonyms"),
-    *_ids("path-escapes", "pathlib-cwd-parent"),
-    *_ids("poll-volatile", "spinner-glyph"),
-    *_ids("secrets-by-shape", "k8s-secret-string-data", "service-account-json"),
 }
 FRESH_OTHER_GAPS = {
     # Fresh rows looplab passes that still pass with the item's control off.

@@ -1,0 +1,253 @@
+"""Secrets found by the structure of the document that holds them.
+
+``redaction_shapes`` judges one ``name=value`` or ``name: value`` pair at a time. Config formats
+carry secrets in ways a single pair does not show:
+
+- a Kubernetes ``Secret``: every value under its ``data``/``stringData`` is secret material,
+  whatever its key (``STRIPE_WEBHOOK_SIGNING``, ``tls.key``, ``config.ini: |``) and however
+  short; found in YAML by the sibling ``kind: Secret`` of the ``data:`` key, in JSON
+  (``kubectl -o json``, a ``last-applied-configuration`` annotation) by parsing;
+- name/value pairs, where the name sits in one field and the value in another: k8s and ECS
+  ``env`` lists (``- name: DB_PASSWORD`` / ``value: ...``), ``{"Name": ..., "Value": ...}``,
+  XML ``<add key="..." value="..."/>``;
+- whole-line assignments of INI, TOML, HCL/terraform and Java properties, whose ``=`` is aligned
+  with spaces and whose names are dotted (``spring.datasource.password = ...``);
+- XML elements (``<password>...</password>``);
+- YAML block scalars (``token: |`` or ``>-``) whose value is on the following lines.
+
+Keys and document structure are kept; only values become ``[REDACTED]``. References and
+placeholders (``${VAR}``, ``{{ .Values.x }}``, ``<your-key>``) stay, as in every pass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+
+from harness.security.redaction_shapes import (
+    _SECRET_WORDS,
+    PLACEHOLDER,
+    _worth_hiding,
+    literal,
+    secret_name,
+)
+
+
+def _hidden(value: str, name: str) -> bool:
+    by_name = secret_name(name)
+    return bool(by_name) and literal(value) and _worth_hiding(value, by_name)
+
+
+# --- whole-line assignments (INI, TOML, HCL, properties, .env) -------------------------------
+_LINE = re.compile(r"(?m)^([ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=[ \t]*)"
+                   r"(?:(['\"])([^'\"\n]*)\3|([^\s'\"#;]+))([ \t]*[,;]?[ \t]*(?:[#;].*)?)$")
+_NAMED = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
+"""A name holding a secret word somewhere: most lines of code fail this cheap search and never
+reach ``secret_name``."""
+
+
+def _sub_line(m: re.Match[str]) -> str:
+    # A dotted name is judged by its leaf: `spring.datasource.password` names a password,
+    # `auth_user.oauth2_headers` (an attribute in code) does not.
+    value, name = m.group(4) if m.group(3) else m.group(5), m.group(2).rsplit(".", 1)[-1]
+    if not _NAMED.search(name) or not _hidden(value, name):
+        return m.group(0)
+    quote = m.group(3) or ""
+    return f"{m.group(1)}{quote}{PLACEHOLDER}{quote}{m.group(6)}"
+
+
+# --- XML elements and name/value pairs ---------------------------------------------------------
+_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w.-]*)(\s[^<>]*)?>([^<>\n]{1,400})</\1>")
+_PAIR_NAME = r"(?:name|key|Name|Key|ParameterKey|variable)"
+_PAIR_VALUE = r"(?:value|Value|ParameterValue)"
+_XML_PAIR = re.compile(rf"\b{_PAIR_NAME}\s*=\s*\"([\w.:-]+)\"(\s+){_PAIR_VALUE}\s*=\s*\"([^\"\n]*)\"")
+_JSON_PAIR = re.compile(rf"\"{_PAIR_NAME}\"\s*:\s*\"([\w.:-]+)\"(\s*,\s*)\"{_PAIR_VALUE}\"\s*:\s*"
+                        r"\"((?:[^\"\\\n]|\\.)*)\"")
+_YAML_PAIR = re.compile(rf"(?m)^([ \t]*)- {_PAIR_NAME}:[ \t]*([\"']?)([\w.:-]+)\2[ \t]*\n"
+                        rf"(\1  {_PAIR_VALUE}:[ \t]*)([\"']?)([^\"'\n]*?)\5[ \t]*$")
+
+
+def _sub_xml_element(m: re.Match[str]) -> str:
+    if not _hidden(m.group(3).strip(), m.group(1)):
+        return m.group(0)
+    return f"<{m.group(1)}{m.group(2) or ''}>{PLACEHOLDER}</{m.group(1)}>"
+
+
+def _sub_pair(name_group: int, value_group: int) -> Callable[[re.Match[str]], str]:
+    def sub(m: re.Match[str]) -> str:
+        value = m.group(value_group)
+        if not _hidden(value, m.group(name_group)):
+            return m.group(0)
+        start, end = m.start(value_group) - m.start(0), m.end(value_group) - m.start(0)
+        return m.group(0)[:start] + PLACEHOLDER + m.group(0)[end:]
+    return sub
+
+
+# --- YAML block scalars under a secret name ----------------------------------------------------
+_BLOCK_HEAD = re.compile(r"^([ \t]*)(?:- )?([\"']?)([\w.-]+)\2:[ \t]*[|>][+-]?\d*[ \t]*$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _block_end(lines: list[str], head: int, indent: int) -> int:
+    """Index after the last line of the block under ``lines[head]`` (deeper or blank lines)."""
+    end = head + 1
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > indent):
+        end += 1
+    while end > head + 1 and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _hide_block(lines: list[str], head: int, indent: int) -> int:
+    end = _block_end(lines, head, indent)
+    for i in range(head + 1, end):
+        if lines[i].strip() and literal(lines[i].strip()):
+            lines[i] = lines[i][: _indent(lines[i])] + PLACEHOLDER
+    return end
+
+
+def _redact_blocks(lines: list[str]) -> None:
+    for i, line in enumerate(lines):
+        m = _BLOCK_HEAD.match(line)
+        if m and secret_name(m.group(3)) is True:
+            _hide_block(lines, i, _indent(line))
+
+
+# --- Kubernetes Secret, YAML -------------------------------------------------------------------
+_DATA_KEY = re.compile(r"^([ \t]*)(- )?(?:data|stringData):[ \t]*(\{.*\})?[ \t]*$")
+_KIND_SECRET = re.compile(r"^[ \t]*(?:- )?kind:[ \t]*([\"']?)Secret\1[ \t]*$")
+_CHILD = re.compile(r"^([ \t]*)([\"']?)([^\s:\"'][^:\"']*)\2:[ \t]*(.*)$")
+_FLOW_VALUE = re.compile(r"(:[ \t]*)([^,{}\s][^,{}]*?)(?=[ \t]*[,}])")
+
+
+def _siblings(lines: list[str], at: int, col: int) -> Iterator[str]:
+    """The lines of the mapping that holds the key at ``lines[at]`` (content at column ``col``):
+    same column, up to a shallower line, a ``---`` or the ``- `` that starts its list item."""
+    for step in (-1, 1):
+        i = at + step
+        while 0 <= i < len(lines) and not (step < 0 and lines[at].lstrip().startswith("- ")):
+            line, ind = lines[i], _indent(lines[i])
+            if line.strip() and not line.lstrip().startswith("#"):
+                item = line.lstrip().startswith("- ") and ind + 2 == col
+                if line.startswith("---") or (ind < col and not item) or (item and step > 0):
+                    break
+                if ind == col or item:
+                    yield line
+                if item:
+                    break
+            i += step
+
+
+def _redact_k8s_yaml(lines: list[str]) -> None:
+    for i, line in enumerate(lines):
+        m = _DATA_KEY.match(line)
+        if not m:
+            continue
+        col = len(m.group(1)) + len(m.group(2) or "")
+        if not any(_KIND_SECRET.match(s) for s in _siblings(lines, i, col)):
+            continue
+        if m.group(3):  # data: {a: b, c: d}
+            lines[i] = line[: m.start(3)] + _FLOW_VALUE.sub(
+                lambda v: v.group(1) + (PLACEHOLDER if literal(v.group(2)) else v.group(2)),
+                m.group(3))
+            continue
+        _redact_secret_values(lines, i, col)
+
+
+def _redact_secret_values(lines: list[str], head: int, col: int) -> None:
+    end, i = _block_end(lines, head, col), head + 1
+    while i < end:
+        child = _CHILD.match(lines[i])
+        if not child:
+            i += 1
+            continue
+        value = child.group(4).strip()
+        if re.fullmatch(r"[|>][+-]?\d*", value):
+            i = _hide_block(lines, i, _indent(lines[i]))
+            continue
+        bare = value.strip("'\"")
+        if bare and literal(bare):
+            lines[i] = lines[i][: child.start(4)] + value.replace(bare, PLACEHOLDER, 1)
+        i += 1
+
+
+# --- Kubernetes Secret, JSON -------------------------------------------------------------------
+_JSON_START = re.compile(r"(?m)^[ \t]*[{\[]")
+
+
+def _k8s_json_values(text: str) -> set[str]:
+    """The JSON-encoded data values of every Secret object in the JSON documents of ``text``."""
+    if '"Secret"' not in text and '\\"Secret\\"' not in text:
+        return set()
+    found: set[str] = set()
+    decoder = json.JSONDecoder()
+    done = 0
+    for tries, m in enumerate(_JSON_START.finditer(text)):
+        if m.end() <= done:
+            continue  # inside a document already read
+        if tries > MAX_JSON_STARTS:
+            break
+        try:
+            doc, done = decoder.raw_decode(text, m.end() - 1)
+        except ValueError:
+            continue
+        _collect(doc, found, 0)
+    return found
+
+
+MAX_JSON_STARTS = 200
+"""Lines opening a JSON value tried as document starts: a truncated document fails at every
+inner ``{`` too, and each try reads to the end (the bound keeps that linear in practice)."""
+
+
+def _collect(node: object, found: set[str], depth: int) -> None:
+    if depth > 20:
+        return
+    if isinstance(node, dict):
+        if node.get("kind") == "Secret":
+            for key in ("data", "stringData"):
+                values = node.get(key)
+                if isinstance(values, dict):
+                    found.update(v for v in values.values() if isinstance(v, str) and literal(v))
+        for v in node.values():
+            _collect(v, found, depth + 1)
+    elif isinstance(node, list):
+        for v in node:
+            _collect(v, found, depth + 1)
+    elif isinstance(node, str) and node.lstrip().startswith("{") and '"Secret"' in node:
+        found.update(_k8s_json_values(node))  # an annotation holding the applied object
+
+
+def _redact_k8s_json(text: str) -> str:
+    for value in sorted(_k8s_json_values(text), key=len, reverse=True):
+        encoded = json.dumps(value)[1:-1]
+        for form in (encoded, encoded.replace('"', '\\"')):
+            text = text.replace(f'"{form}"', f'"{PLACEHOLDER}"').replace(
+                f'\\"{form}\\"', f'\\"{PLACEHOLDER}\\"')
+    return text
+
+
+_PASSES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    ("alue:", _YAML_PAIR, _sub_pair(3, 6)),  # (each pass runs only where its marker occurs)
+    ('alue"', _JSON_PAIR, _sub_pair(1, 3)),
+    ('alue="', _XML_PAIR, _sub_pair(1, 3)),
+    ("</", _XML_ELEMENT, _sub_xml_element),
+    ("=", _LINE, _sub_line),
+)
+
+
+def redact_structured(text: str) -> str:
+    text = _redact_k8s_json(text)
+    if re.search(r"(?m)^[ \t]*(?:- )?(?:[\w.\"'-]+:[ \t]*[|>]|kind:)", text):
+        lines = text.split("\n")
+        _redact_k8s_yaml(lines)
+        _redact_blocks(lines)
+        text = "\n".join(lines)
+    for marker, rx, fn in _PASSES:
+        if marker in text:
+            text = rx.sub(fn, text)
+    return text
