@@ -32,16 +32,19 @@ _CWD = (r"\bos\.getcwdb?\(\)|\bPath\.cwd\(\)|\bPath\(\s*(?:" + _Q + r"\.?" + _Q 
         r"|\bos\.path\.(?:abspath|realpath)\(\s*(?:" + _Q + r"\.?" + _Q + r"|os\.curdir)\s*\)|\bos\.curdir\b"
         r"|\bprocess\.cwd\(\)|\bDeno\.cwd\(\)|\bpath\.resolve\(\s*(?:" + _Q + r"\.?" + _Q + r")?\s*\)"
         r"|\bDir\.(?:pwd|getwd)\b|\bFile\.expand_path\(\s*" + _Q + r"\.?" + _Q + r"\s*\)|\b(?:Cwd::)?(?:get)?cwd\b(?:\(\))?"
-        r"|\bgetcwd\(\)|\babs_path\(\s*" + _Q + r"\.?" + _Q + r"\s*\)|__dir__|__dirname|\$ENV\{\s*PWD\s*\}"
-        r"|\b(?:environ|ENV|env)\s*(?:\.get\(|\.fetch\(|\[)\s*" + _Q + r"PWD" + _Q)
-_DIRNAME = re.compile(r"(?:(?:\b(?:os\.)?path\.|\bFile\.|\bFile::Basename::)?\bdirname\s*\(\s*)+$")
-_AFTER = re.compile(r"^(?:\s*\.(?:resolve|absolute)\(\))*((?:\s*\.parent\b(?!s))+|\s*\.parents\s*\[\s*(\d+)\s*\]"
-                    r"|\s*\.(?:rsplit|rpartition|rindex|rfind)\s*\()")
+        r"|\bgetcwd\(\)|\babs_path\(\s*" + _Q + r"\.?" + _Q + r"\s*\)|__dir__|__DIR__|__dirname|\$ENV\{\s*PWD\s*\}"
+        r"|\bPathname\.(?:pwd|getwd)\b|\b(?:process\.env|environ|ENV|env)\s*(?:\.get\(|\.fetch\(|\[|\.)\s*" + _Q + r"?PWD\b")
+# Parent operations around the working directory: dirname(...) / os.path.split(...) before it,
+# .parent / .parents[n] / .rsplit('/', 1)[0] / .split('/')[:-n] after it (Path(os.getcwd()).parent too).
+_DIRNAME = re.compile(r"(?:(?:\b(?:os\.)?path\.|\bFile\.|\bFile::Basename::)?\b(?:dirname|split)\s*\(\s*)+$")
+_AFTER = re.compile(r"^(?:\s*\))?(?:\s*\.(?:resolve|absolute|realpath|expand_path)\(\))*(?:((?:\s*\.parent\b(?!s))+)"
+                    r"|\s*\.parents\s*\[\s*(\d+)\s*\]|\s*\.(?:rsplit|rpartition)\s*\([^()]*\)\s*\[\s*0\s*\]"
+                    r"|\s*\.split\s*\([^()]*\)\s*\[\s*:\s*-\s*(\d+)\s*\])")
 _PARDIR = re.compile(r"\bos\.pardir\b|\bpardir\b|File::Spec->updir\b|\bupdir\(\)")
 _HOME = re.compile(r"\bPath\.home\(\)|\bexpanduser\b|\bexpand_user\b|\bos\.homedir\(\)|\bhomedir\(\)|\bDir\.home\b"
                    r"|\bFile\.expand_path\(\s*" + _Q + r"~|\$ENV\{\s*HOME\s*\}|\bgetenv\(\s*" + _Q + r"(?:HOME|USERPROFILE)"
                    r"|\b(?:environ|ENV|env)\s*(?:\.get\(|\.fetch\(|\[|\.)\s*" + _Q + r"?(?:HOME|USERPROFILE)\b"
-                   r"|\bDeno\.env\.get\(\s*" + _Q + r"HOME|\bhome_dir\(\)|\bFile::HomeDir\b")
+                   r"|\bDeno\.env\.get\(\s*" + _Q + r"HOME|\bhome_dir\(\)|\bFile::HomeDir\b|\$_SERVER\[\s*" + _Q + r"HOME")
 # Calls that touch the file system (open, list, copy, move, stat, change directory ...).
 _TOUCHES = re.compile(r"\b(?:open\w*|fopen|read\w*|write\w*|listdir|scandir|iterdir|walk|r?glob\w*|copy\w*|move"
                       r"|rename\w*|chdir|children|entries|each_child|foreach|file_get_contents|file_put_contents"
@@ -68,9 +71,10 @@ def computed_paths(code: str) -> list[str]:
 def _parents(code: str, m: re.Match[str]) -> str:
     """``..`` once per parent operation applied to the working directory at ``m``."""
     before = _DIRNAME.search(code[:m.start()])
-    levels = before.group(0).count("dirname") if before else 0
+    levels = len(re.findall(r"dirname|split", before.group(0))) if before else 0
     after = _AFTER.match(code[m.end():])
-    if after:
-        levels += int(after.group(2)) + 1 if after.group(2) else max(after.group(1).count(".parent"), 1) \
-            if after.group(1) else 1
+    if after and after.group(1):
+        levels += after.group(1).count(".parent")
+    elif after:
+        levels += int(after.group(2)) + 1 if after.group(2) else int(after.group(3) or 1)
     return "/".join([".."] * levels)

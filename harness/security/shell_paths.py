@@ -95,7 +95,7 @@ def _words(cmd: SimpleCommand) -> list[str]:
         return words
     if _INTERPRETERS.match(prog):
         code = _code(cmd)
-        words += [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
+        words += [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code) if not _separator(code, m)]
         words = [w for w in words if "/" in w or w.startswith("..")] + computed_paths(code)
         if code:
             return words
@@ -144,6 +144,19 @@ def _workspace_file(word: str, need_slash: bool) -> bool:
     if not word or word.startswith(("/", "~", "$", "-")) or "`" in word or (need_slash and "/" not in word):
         return False
     return ".." not in word.split("/")
+
+
+_SEPARATOR_USE = re.compile(r"(?:\.(?:r?split|r?partition|[lr]?strip|startswith|endswith|replace|join|r?find|r?index|count"
+                            r"|split_at|includes|indexOf|lastIndexOf|chomp|delete_suffix|delete_prefix|start_with\?|end_with\?)"
+                            r"\s*\(\s*|\bsplit\s*\(?\s*|[+.~]\s*)$")
+
+
+def _separator(code: str, m: re.Match[str]) -> bool:
+    """A ``'/'`` literal used as the separator (``'/'.join(...)``, ``s.split('/')``, ``a + '/' + b``),
+    not as the root directory: it names no file."""
+    if m.group(0)[1:-1].strip("/"):
+        return False
+    return bool(_SEPARATOR_USE.search(code[:m.start()])) or bool(re.match(r"\s*(?:\.join\b|\+)", code[m.end():]))
 
 
 def _pathish(word: str, expanded: bool = False) -> str:
