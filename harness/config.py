@@ -90,6 +90,11 @@ class LoopDetectionConfig(_Strict):
     """Detector: the model keeps calling a tool that does not exist (seed 004 unknown-tool repeat)."""
     unknown_tool_threshold: int = Field(3, ge=1)
     """Calls of the same unknown tool in the window before a critical naming the available tools."""
+    unknown_tool_any_name: bool = False
+    """Also count unknown tools whatever their names: ``unknown_tool_threshold`` calls in a row
+    to tools that do not exist (``run_tests``, ``execute_tests``, ``test_runner``) get a warning
+    naming the available tools, ``critical_threshold`` in a row a critical. Off: only one name's
+    calls count together."""
     circuit_breaker: bool = True
     """Global circuit breaker on the total number of tool calls in the run."""
     circuit_breaker_threshold: int = Field(200, ge=1)

@@ -20,7 +20,7 @@ from harness.controls.loop_detectors import (
     texts,
 )
 from harness.controls.loop_names import name_keys
-from harness.controls.loop_normalise import call_key, mask_volatile, without_echo
+from harness.controls.loop_normalise import call_equals_flags, call_key, mask_volatile, without_echo
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
 from harness.state import RunState
@@ -46,9 +46,11 @@ class LoopDetection(Control):
         self.total_calls = 0
         self.criticals = 0
         self._pending_stop: str | None = None
+        self._root: str | None = None
 
     async def on_run_start(self, run: RunState) -> None:
         self._reset()  # one control serves every run of an Agent: a new run starts clean
+        self._root = getattr(run.workspace, "root", None)  # absolute paths under it = relative ones
 
     def record(self, call: ToolCall, outcome: ToolOutcome) -> CallRecord:
         unknown = bool(outcome.metadata.get("unknown_tool")) or (
@@ -56,22 +58,57 @@ class LoopDetection(Control):
         )
         cfg = self.config
         # Beyond byte equality (switches): calls by meaning, outputs without volatile tokens.
-        key = call_key(call.name, call.arguments) if cfg.normalise_calls else {"name": call.name, "args": call.arguments}
+        if cfg.normalise_calls:
+            key = call_key(call.name, call.arguments, root=self._root)
+            args_hash = self._pairwise(call, stable_hash(key))
+        else:
+            key = {"name": call.name, "args": call.arguments}
+            args_hash = stable_hash(key)
         output = outcome.content
         if cfg.normalise_calls:  # a result that echoes its call (a wrapper's header) is the same result
             output = without_echo(output, call.arguments)
         if cfg.mask_volatile_output:
             output = mask_volatile(output)
+        result_hash, failed = stable_hash(output), outcome.is_error
+        if outcome.metadata.get("replay_skipped"):
+            # The executor did not run a repeat of an earlier call and said so instead: the result
+            # is that earlier call's result, not a new one (else a cycle would look like progress).
+            prior = next((r for r in reversed(self.history) if r.args_hash == args_hash), None)
+            if prior is not None:
+                result_hash, failed = prior.result_hash, prior.failed
         return CallRecord(
             tool=call.name,
-            args_hash=stable_hash(key),
-            result_hash=stable_hash(output),
-            failed=outcome.is_error,
+            args_hash=args_hash,
+            result_hash=result_hash,
+            failed=failed,
             unknown=unknown,
             poll=self.is_poll(call.name, call.arguments),
             tool_key=str(key["name"]) if cfg.normalise_calls else "",
             tool_keys=name_keys(call.name) if cfg.normalise_calls else (),
+            eq_flags=call_equals_flags(call.arguments) if cfg.normalise_calls else frozenset(),
+            source=(call.name, call.arguments),
         )
+
+    def _pairwise(self, call: ToolCall, args_hash: str) -> str:
+        """``--k v`` in one call and ``--k=v`` in another are one call. Judged pairwise, not in
+        one call's key: on its own, ``--k v`` may be a switch followed by an operand. But the
+        other call's ``--k=v`` shows that ``--k`` takes a value in this program, so both calls
+        are keyed again with ``--k`` binding the word after it; if the keys meet, the call takes
+        the earlier call's hash (and every detector sees one call)."""
+        mine = call_equals_flags(call.arguments)
+        seen: set[str] = set()
+        for prior in reversed(self.history):
+            if prior.args_hash == args_hash:
+                return args_hash
+            bind = mine | prior.eq_flags
+            if not bind or prior.source is None or prior.args_hash in seen:
+                continue
+            seen.add(prior.args_hash)
+            a = call_key(call.name, call.arguments, root=self._root, bind=bind)
+            b = call_key(*prior.source, root=self._root, bind=bind)
+            if a == b:
+                return prior.args_hash
+        return args_hash
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
         cfg = self.config

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
@@ -54,6 +54,12 @@ class CallRecord:
     tool_keys: tuple[str, ...] = ()
     """With ``normalise_calls``: the name's words and those of its namespace suffixes
     (``loop_names.name_keys``), so ``functions.run_tests`` and ``run-tests`` are one tool."""
+
+    eq_flags: frozenset[str] = frozenset()
+    """With ``normalise_calls``: long flags the call spells ``--flag=value`` (compared pairwise
+    with ``--flag value`` in another call, ``LoopDetection._pairwise``)."""
+    source: tuple[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The call's name and arguments, to key it again when compared pairwise."""
 
     @property
     def key(self) -> str:
@@ -194,10 +200,34 @@ def unknown_tool(
         return None
     count = sum(1 for r in window if r.unknown and _same_name(r, cur))
     if count < cfg.unknown_tool_threshold:
-        return None
+        return unknown_tools_in_a_row(window, cfg, available) if cfg.unknown_tool_any_name else None
     msg = texts()["unknown_tool"].format(tool=cur.tool, count=count,
                                          available=", ".join(available) or "(none)")
     return Finding("critical", "unknown_tool", msg, count)
+
+
+def unknown_tools_in_a_row(
+    window: list[CallRecord], cfg: LoopDetectionConfig, available: list[str]
+) -> Finding | None:
+    """Calls in a row to tools that do not exist, whatever their names: a model that renames a
+    missing tool by synonyms (``run_tests``, ``execute_tests``, ``test_runner``) makes the same
+    failure, "unknown tool", each time; no list of synonyms can keep up with its vocabulary.
+    Only a streak counts (any call to a real tool ends it), so a model that tries a name or two
+    and then uses a real tool is left alone; a warning first (it names the real tools, which is
+    what such a model needs), a critical only at ``critical_threshold``."""
+    streak: list[CallRecord] = []
+    for r in reversed(window):
+        if not r.unknown:
+            break
+        streak.append(r)
+    count = len(streak)
+    if count < cfg.unknown_tool_threshold:
+        return None
+    names = ", ".join(dict.fromkeys(r.tool.strip() for r in reversed(streak)))
+    msg = texts()["unknown_tools_in_a_row"].format(tool=window[-1].tool, count=count, tools=names,
+                                                   available=", ".join(available) or "(none)")
+    level: Level = "critical" if count >= cfg.critical_threshold else "warning"
+    return Finding(level, "unknown_tool", msg, count)
 
 
 def _same_name(a: CallRecord, b: CallRecord) -> bool:

@@ -14,53 +14,74 @@ import re
 from typing import Any
 
 from harness.controls.loop_names import flat, name_keys
-from harness.controls.loop_shell import inline_script, simple_key
+from harness.controls.loop_paths import path_key
+from harness.controls.loop_shell import equals_flags, inline_script, simple_key
 from harness.controls.loop_volatile import mask_volatile
 from harness.security.shell_parse import SimpleCommand, parse
 
-__all__ = ["call_key", "mask_volatile", "shell_key", "without_echo"]
+__all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo"]
 
 
-def call_key(name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd")) -> dict[str, Any]:
+def call_key(
+    name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd"),
+    root: str | None = None, bind: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     """What identifies a call: the tool name's words run together in lower case (``run_tests``,
     ``RunTests`` and ``run-tests`` are one name, ``loop_names``), string arguments with
-    whitespace collapsed, shell command lines by meaning (``shell_key``)."""
-    return {"name": flat(name_keys(name)[0]), "args": {k: _value(v, k in shell_args) for k, v in args.items()}}
+    whitespace collapsed and paths in normal form (``loop_paths``, ``root``: the workspace), shell
+    command lines by meaning (``shell_key``; ``bind``: long flags that take a value)."""
+    norm = _Norm(root, bind)
+    return {"name": flat(name_keys(name)[0]), "args": {k: norm.value(v, k in shell_args) for k, v in args.items()}}
 
 
-def _value(v: Any, shell: bool) -> Any:
-    if isinstance(v, str):
-        return shell_key(v) if shell else " ".join(v.split())
-    if isinstance(v, dict):
-        return {k: _value(x, False) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_value(x, False) for x in v]
-    return v
+class _Norm:
+    def __init__(self, root: str | None, bind: frozenset[str]) -> None:
+        self.root, self.bind = root, bind
+
+    def value(self, v: Any, shell: bool) -> Any:
+        if isinstance(v, str):
+            return shell_key(v, self.root, self.bind) if shell else path_key(" ".join(v.split()), self.root)
+        if isinstance(v, dict):
+            return {k: self.value(x, False) for k, x in v.items()}
+        if isinstance(v, list):
+            return [self.value(x, False) for x in v]
+        return v
 
 
-def shell_key(command: str) -> str:
+def call_equals_flags(args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd")) -> frozenset[str]:
+    """The long flags the call's command lines spell ``--flag=value`` (``loop_shell.equals_flags``)."""
+    found: frozenset[str] = frozenset()
+    for k in shell_args:
+        if isinstance(args.get(k), str):
+            found |= equals_flags(args[k])
+    return found
+
+
+def shell_key(command: str, root: str | None = None, bind: frozenset[str] = frozenset()) -> str:
     """A command line with the same meaning gives the same key: for each simple command, the
     program (``loop_shell.program_key``: ``./run.sh`` = ``run.sh``, ``/usr/bin/git`` = ``git``,
-    ``sh run.sh`` = ``run.sh``), its operands in order, and its flags as a set (``-rn``,
-    ``-r -n`` and ``-n -r`` are one; ``-n5`` = ``-n 5``). Quotes are
+    ``sh run.sh`` = ``run.sh``), its operands in order (paths in normal form), and its flags as a
+    set (``-rn``, ``-r -n`` and ``-n -r`` are one; ``-n5`` = ``-n 5``). Quotes are
     removed the way the shell removes them (bashlex, through ``shell_parse``). Unparseable lines
     are compared with whitespace collapsed."""
     parsed = parse(command)
     if not parsed.parsed:
         return " ".join(command.split())
-    return json.dumps(commands_key(parsed.commands, depth=0))
+    return json.dumps(commands_key(parsed.commands, 0, root, bind))
 
 
-def commands_key(commands: list[SimpleCommand], depth: int) -> list[Any]:
+def commands_key(
+    commands: list[SimpleCommand], depth: int, root: str | None = None, bind: frozenset[str] = frozenset()
+) -> list[Any]:
     out: list[Any] = []
     for c in commands:
         inner = inline_script(c.argv)
         if inner is not None and depth < 3:  # `bash -c "make lint"` runs `make lint`
             parsed = parse(inner)
             if parsed.parsed:
-                out.extend(commands_key(parsed.commands, depth + 1))
+                out.extend(commands_key(parsed.commands, depth + 1, root, bind))
                 continue
-        out.append(simple_key(c.argv, c.redirects))
+        out.append(simple_key(c.argv, c.redirects, root, bind))
     return out
 
 

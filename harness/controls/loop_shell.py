@@ -4,9 +4,12 @@ The words come from ``harness.security.shell_parse`` (bashlex: quotes removed th
 removes them). What is left to canonicalise is how the same program and arguments can be spelled:
 the program's path (``./run.sh``, ``././run.sh``, ``run.sh``; ``/usr/bin/python3`` and
 ``python3``), an interpreter or wrapper in front of it (``sh run.sh``, ``command ./run.sh``),
-the order of flags, a number attached to a short flag (``-n5`` or ``-n 5``), and ``./`` or a
-trailing ``/`` on a path operand. ``--opt v`` and ``--opt=v`` stay apart: whether ``v`` is the
-flag's value or an operand depends on the program, and guessing would merge different calls.
+the order of flags, a number attached to a short flag (``-n5`` or ``-n 5``), and how a path
+operand is spelled (``loop_paths``: ``./a``, ``a/``, ``x/../a``, the absolute path under the
+workspace). ``--opt v`` and ``--opt=v`` stay apart in one call's key: whether ``v`` is the flag's
+value or an operand depends on the program. They are compared pairwise instead (``bind``, see
+``LoopDetection``): when one call spells ``--opt=v``, the flag takes a value in that program, so
+in the other call ``--opt v`` is that flag with the value ``v`` too.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import posixpath
 import re
 from typing import Any
+
+from harness.controls.loop_paths import path_key
 
 _SHELLS = re.compile(r"^(?:ba|da|z|k|)sh$")
 _INTERPRETERS = re.compile(r"^(?:(?:ba|da|z|k|)sh|python[\d.]*|pypy[\d.]*|node|ruby|perl|php)$")
@@ -35,15 +40,6 @@ def program_key(word: str) -> str:
     return path
 
 
-def _path_operand(word: str) -> str:
-    """``./src/`` and ``src`` name one path; URLs and bare ``/`` are left alone."""
-    if "/" not in word or "://" in word:
-        return word
-    while word.startswith("./") and len(word) > 2:
-        word = word[2:]
-    return word.rstrip("/") or "/"
-
-
 def program_argv(argv: list[str]) -> list[str]:
     """``argv`` without the wrappers and interpreters in front of the program that does the
     work: ``command sh ./run.sh -x`` -> ``./run.sh -x``."""
@@ -63,25 +59,44 @@ def inline_script(argv: list[str]) -> str | None:
     return None
 
 
-def simple_key(argv: list[str], redirects: list[tuple[str, str]]) -> list[Any]:
-    """``[program, sorted flags, operands in order, sorted redirections]``."""
+def simple_key(
+    argv: list[str], redirects: list[tuple[str, str]], root: str | None = None,
+    bind: frozenset[str] = frozenset(),
+) -> list[Any]:
+    """``[program, sorted flags, operands in order, sorted redirections]``. A long flag in
+    ``bind`` followed by a word takes that word as its value (``--env prod`` = ``--env=prod``)."""
     argv = program_argv(argv)
     flags: set[str] = set()
     operands: list[str] = []
-    words = iter(argv[1:])
-    for a in words:
+    words = argv[1:]
+    i = 0
+    while i < len(words):
+        a = words[i]
+        i += 1
         if a == "--":  # end of options: the rest are operands, even with a leading dash
-            operands.extend(_path_operand(w) for w in words)
+            operands.extend(path_key(w, root) for w in words[i:])
             break
         attached = _ATTACHED.match(a)
-        if a.startswith("--") or (a.startswith("-") and "=" in a):  # `--tb=short`: flag and value
-            flags.add(a)
+        if a in bind and i < len(words) and not words[i].startswith("-"):
+            flags.add(f"{a}={path_key(words[i], root)}")
+            i += 1
+        elif a.startswith("--") or (a.startswith("-") and "=" in a):  # `--tb=short`: flag and value
+            name, eq, value = a.partition("=")
+            flags.add(f"{name}={path_key(value, root)}" if eq else a)
         elif a.startswith("-") and len(a) > 1 and a[1:].isalpha():
             flags.update(f"-{ch}" for ch in a[1:])
         elif attached:
             flags.update(f"-{ch}" for ch in attached.group(1))
             operands.append(attached.group(2))
         else:
-            operands.append(_path_operand(a))
+            operands.append(path_key(a, root))
     program = [program_key(argv[0])] if argv else []
-    return [program, sorted(flags), operands, sorted((op, _path_operand(t)) for op, t in redirects)]
+    return [program, sorted(flags), operands, sorted((op, path_key(t, root)) for op, t in redirects)]
+
+
+_EQUALS_FLAG = re.compile(r"(?<![^\s'\"])(--[A-Za-z0-9][\w-]*)=")
+
+
+def equals_flags(command: str) -> frozenset[str]:
+    """The long flags a command line spells ``--flag=value`` (what ``bind`` takes)."""
+    return frozenset(_EQUALS_FLAG.findall(command))

@@ -11,11 +11,17 @@ and ages (``2m10s``, ``3 days``, ``45ms``), hexadecimal and long random identifi
 What is never masked is what progress is made of: states, words, ``4/10``, ``40%`` on its own,
 ``N of M``, unlabelled counts (``pending jobs: 3``), file names. A poll whose substance changes
 still differs after masking, so it is never flagged.
+
+Animation is volatile too (``mask_animation``): spinner frames, dots that grow and shrink,
+transfer rates and ETAs. A progress bar is reduced to how full it is, so a bar that fills is
+progress and one whose head only bounces is not.
 """
 
 from __future__ import annotations
 
 import re
+
+import regex
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
 _DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\b,?"
@@ -95,6 +101,46 @@ def mask_volatile(text: str) -> str:
 
 
 def _mask(text: str) -> str:
+    text = mask_animation(text)
     for token, rx in _VOLATILE_RX:
         text = rx.sub(token, text)
     return _SPACE.sub(" ", text).strip()
+
+
+_STATUS_MARKS = "✓✔✗✘✕✖✅❌❎☑☒⚠☐"
+"""Check and cross marks: a status, not an animation frame (``✓ tests`` vs ``✗ tests``)."""
+_GLYPHS = (r"[\p{Block=Braille_Patterns}\p{Block=Geometric_Shapes}\p{Block=Block_Elements}"
+           r"\p{Block=Arrows}\p{Block=Dingbats}\p{Block=Miscellaneous_Symbols}"
+           r"\p{Block=Miscellaneous_Symbols_And_Pictographs}--[" + _STATUS_MARKS + "]]")
+"""Spinner frames are drawn from these Unicode blocks (the cli-spinners set: braille dots,
+quarter circles, block elements, arrows, stars, moons and clocks); matched by block, not by a
+list of frames, so a spinner not seen before is still one. ``regex`` for its block properties
+and set difference, which ``re`` lacks."""
+_BAR_CELLS = r"#=>█▉▊▋▌▍▎▏■▰━<*.\- _·▱░▒▓"
+_EMPTY_CELLS = " .-_·▱░"
+_ANIMATION: list[tuple[str, regex.Pattern[str]]] = [
+    # A progress bar of three cells or more, between [] or | (tqdm, pip, docker, curl).
+    ("bar", regex.compile(rf"(?<=[\[|])[{_BAR_CELLS}]{{3,}}(?=[\]|])")),
+    # A spinner frame standing alone: one or two glyphs, or one of | / - \ between spaces.
+    ("<spin>", regex.compile(rf"(?<![^\s\[(]){_GLYPHS}{{1,2}}(?![^\s\])])", regex.V1)),
+    ("<spin>", regex.compile(r"(?<![^\s\[(])[|/\\-](?![^\s\])])")),
+    # One character in brackets where a status glyph stands, at a line's start: [.] [o] [O] [0].
+    ("<spin>", regex.compile(rf"(?m)(?<=^[ \t]*[\[(])[^\s\]){_STATUS_MARKS}xX](?=[\])])")),
+    # Dots that grow and shrink after a word (``waiting.``, ``waiting...``, an ellipsis).
+    ("<dots>", regex.compile(r"(?<=\w)(?:\.+|…)(?=\s|$)")),
+    # Transfer and iteration rates; an ETA whatever its form (``ETA 1m20s``, ``eta 3:10``, ``--:--``).
+    ("<rate>", regex.compile(r"(?i)\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[kKMG]?b(?:it)?|B|it|items?|files?|rows?|"
+                             r"records?|ops|req|pkts?)/s\b|\b\d+(?:\.\d+)?\s?s/it\b")),
+    ("<eta>", regex.compile(r"(?i)\beta\b[:=]?\s*[\d:.hmsd-]*\d?[\d:.hmsd-]*")),
+]
+
+
+def mask_animation(text: str) -> str:
+    """``text`` with spinner frames, growing dots, rates and ETAs masked, and each progress bar
+    reduced to its filled cells (``[####    ]`` -> ``[<bar 4>]``)."""
+    for token, rx in _ANIMATION:
+        if token == "bar":
+            text = rx.sub(lambda m: f"<bar {sum(c not in _EMPTY_CELLS for c in m.group(0))}>", text)
+        else:
+            text = rx.sub(token, text)
+    return text
