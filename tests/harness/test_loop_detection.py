@@ -297,3 +297,54 @@ def test_invalid_poll_regex_names_the_field() -> None:
         LoopDetectionConfig(poll_command_pattern="(unclosed")
     with pytest.raises(ValidationError, match="poll_tools"):
         LoopDetectionConfig(poll_tools=["x:(bad"])
+
+
+# --- round 4: unknown tools in a row, replayed results, paths under the workspace ------------
+
+def test_unknown_tools_in_a_row_count_together_whatever_their_names(tmp_path: Path) -> None:
+    names = iter(["run_tests", "execute_tests", "test_runner", "pytest_run", "tests_exec", "go"])
+    cfg = config(max_turns=7, enabled=True, **{**ALL_OFF, "unknown_tool": True},
+                 unknown_tool_any_name=True, unknown_tool_threshold=3, critical_threshold=5)
+    texts = tool_texts(run(cfg, FunctionModel(lambda m, t: [call(next(names))]), tmp_path))
+    assert texts[1].startswith("Unknown tool")  # two names: left alone
+    assert texts[2].startswith("[WARNING:") and "does not exist" in texts[2]
+    assert "run_tests, execute_tests, test_runner" in texts[2] and "Available tools: bash" in texts[2]
+    assert texts[4].startswith("[LOOP DETECTED]")
+
+
+def test_unknown_tools_in_a_row_off_keeps_names_apart(tmp_path: Path) -> None:
+    names = iter(["run_tests", "execute_tests", "test_runner", "pytest_run", "tests_exec", "go"])
+    cfg = config(max_turns=7, enabled=True, **{**ALL_OFF, "unknown_tool": True}, unknown_tool_threshold=3)
+    texts = tool_texts(run(cfg, FunctionModel(lambda m, t: [call(next(names))]), tmp_path))
+    assert all(t.startswith("Unknown tool") for t in texts)
+
+
+def test_a_real_call_ends_the_streak_of_unknown_tools(tmp_path: Path) -> None:
+    calls = iter([call("run_shell"), call("exec_cmd"), call("bash", command="true"),
+                  call("shell_run"), call("bash", command="echo ok")])
+    cfg = config(max_turns=6, enabled=True, **{**ALL_OFF, "unknown_tool": True}, unknown_tool_any_name=True)
+    texts = tool_texts(run(cfg, FunctionModel(lambda m, t: [next(calls)]), tmp_path))
+    assert not any(t.startswith(("[WARNING:", "[LOOP DETECTED]")) for t in texts)
+
+
+def test_a_replayed_read_keeps_its_earlier_result_so_a_cycle_is_seen(tmp_path: Path) -> None:
+    """The looplab executor does not re-run an identical read-only call ("skipped: ... its earlier
+    result still stands"): that is the earlier result, so A-B-C-D-A-B-C-D is a cycle at call 8."""
+    from harness import get_preset
+
+    for name in "abcd":
+        (tmp_path / f"{name}.log").write_text(f"{name}: nothing new\n")
+    paths = iter([f"{n}.log" for n in "abcd"] * 3)
+    cfg = get_preset("looplab", limits={"max_turns": 14})
+    texts = tool_texts(run(cfg, FunctionModel(lambda m, t: [call("read_file", path=next(paths))]), tmp_path))
+    assert "skipped" in texts[4]
+    assert texts[7].startswith("[LOOP DETECTED]") and "Cycle detected" in texts[7]
+
+
+def test_an_absolute_path_under_the_workspace_is_the_relative_one(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "b").mkdir()
+    paths = iter([str(tmp_path.resolve() / "a.txt"), "./a.txt", "a.txt", f"{tmp_path.resolve()}/./a.txt", "b/../a.txt"])
+    cfg = config(max_turns=6, enabled=True, normalise_calls=True, identical_repeat_same_output=True)
+    texts = tool_texts(run(cfg, FunctionModel(lambda m, t: [call("read_file", path=next(paths))]), tmp_path))
+    assert texts[4].startswith("[LOOP DETECTED]")

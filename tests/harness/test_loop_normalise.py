@@ -132,3 +132,62 @@ def test_a_huge_output_is_masked_at_both_ends() -> None:
     b = mask_volatile(f"at 12:09:59\n{middle}took 41s")
     assert a == b and a.count("x") == middle.count("x")
     assert mask_volatile(f"at 12:00:01\n{middle}took 3s\n") != mask_volatile(f"at 12:00:01\n{middle}3 failed\n")
+
+
+# --- round 4: path forms, `--k v` with `--k=v`, animation ---------------------------------------
+
+@pytest.mark.parametrize("a, b, same", [
+    ("./notes/a.txt", "notes/a.txt", True),
+    ("notes//a.txt", "notes/./a.txt", True),
+    ("tmp/../notes/a.txt", "notes/a.txt", True),
+    ("docs/", "docs", True),
+    ("/ws/notes/a.txt", "notes/a.txt", True),  # under the workspace root /ws
+    ("$PWD/notes/a.txt", "notes/a.txt", True),
+    ("../a.txt", "a.txt", False),
+    ("/etc/a.txt", "etc/a.txt", False),
+    ("README.md", "readme.md", False),
+    ("s/a//", "s/a", False),  # a sed expression, not a path
+    ("https://x.org//api", "https://x.org/api", False),
+])
+def test_paths_compared_by_normal_form(a: str, b: str, same: bool) -> None:
+    from harness.controls.loop_paths import path_key
+
+    assert (path_key(a, "/ws") == path_key(b, "/ws")) is same
+    assert (shell_key(f"cat {a}", "/ws") == shell_key(f"cat {b}", "/ws")) is same
+
+
+def test_long_flag_values_bind_only_when_asked() -> None:
+    """``--env prod`` alone may be a switch and an operand; bound (another call spelled
+    ``--env=prod``) it is the flag's value."""
+    assert shell_key("./q.sh --env prod") != shell_key("./q.sh --env=prod")
+    bind = frozenset({"--env"})
+    assert shell_key("./q.sh --env prod", bind=bind) == shell_key("./q.sh --env=prod", bind=bind)
+    assert shell_key("./q.sh --env dev", bind=bind) != shell_key("./q.sh --env=prod", bind=bind)
+    assert shell_key("./q.sh --env -x", bind=bind) != shell_key("./q.sh --env=-x", bind=bind)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("⠋ deploying (2/5 healthy)", "⠙ deploying (2/5 healthy)"),
+    ("◐ syncing", "◓ syncing"),
+    ("Installing |", "Installing /"),
+    ("[.] job running", "[O] job running"),
+    ("waiting.", "waiting..."),
+    ("[<=>    ] 3.4 MB/s", "[  <=>  ] 0.2 MB/s"),
+    (" 50%|█████     | 5/10 [00:12<00:13,  2.10it/s]", " 50%|█████     | 5/10 [00:31<00:31,  0.83s/it]"),
+    ("build 40% ETA 1m20s", "build 40% eta --:--"),
+])
+def test_animation_is_masked(a: str, b: str) -> None:
+    assert mask_volatile(a) == mask_volatile(b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("[##      ]", "[###     ]"),
+    (" 50%|█████     | 5/10", " 60%|██████    | 6/10"),
+    ("⠋ 3/10 done", "⠙ 4/10 done"),
+    ("[✓] tests", "[✗] tests"),
+    ("- [ ] ship", "- [x] ship"),
+    ("3 pending", "2 pending"),
+    ("waiting...", "ready."),
+])
+def test_progress_behind_animation_is_kept(a: str, b: str) -> None:
+    assert mask_volatile(a) != mask_volatile(b)
