@@ -110,7 +110,7 @@ class CommandGuard(Control):
         """An emptying command whose every target is new (``: > notes.txt`` before notes.txt
         exists) creates empty files and destroys nothing; only the workspace knows which files
         exist, so the shell-aware guard asks it (``shell_new_files``)."""
-        if not self.config.shell_aware or verdict.pattern_id != "truncate-file":
+        if not self.config.shell_aware or verdict.pattern_id not in ("truncate-file", "script-truncate"):
             return False
         from harness.security.shell_new_files import emptied_files
 

@@ -12,10 +12,17 @@ the line moves something onto it (``mv data.csv kept.csv && : > kept.csv`` still
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from harness.security.shell_parse import SimpleCommand, parse
-from harness.security.shell_rules import _empty_sources, _flags, _writes_nothing, judge_simple
+from harness.security.shell_rules import (
+    _code,
+    _empty_sources,
+    _flags,
+    _writes_nothing,
+    judge_simple,
+)
 from harness.security.shell_unwrap import expand, program
 
 _UNFIXED = re.compile(r"[$`*?\[\]{}~]")
@@ -24,43 +31,87 @@ _FILLS = {"mv", "rename", "ln"}
 
 
 def emptied_files(command: str) -> list[str] | None:
-    """The files the line's emptying commands empty; None when the block must stand regardless
-    (another rule, an unknown target, or a target an earlier command moved content onto)."""
+    """The files the line's emptying commands empty (relative to the root, ``cd`` followed);
+    None when the block must stand regardless (another rule, a target the line cannot fix, or a
+    target an earlier command moved content onto)."""
     made_empty: set[str] = set()
     targets: list[str] = []
     filled: set[str] = set()
+    cwd = ""
     for cmd in parse(re.sub(r"\\\r?\n", " ", command)).commands:
         if program(cmd.argv) in ("cd", "pushd", "popd"):
-            return None  # targets are then relative to another directory
+            moved = _cd(cwd, cmd.argv)
+            if moved is None:
+                return None  # cd -, cd "$X": targets are then relative to an unknown place
+            cwd = moved
+            continue
         for c in expand(cmd):
             c = _empty_sources(c, made_empty)
             rule = judge_simple(c)
             if rule is not None:
-                if rule != "truncate-file" or not (found := _targets(c)) or {_norm(t) for t in found} & filled:
+                found = [_join(cwd, t) for t in _targets(c, rule)]
+                if not found or any(_UNFIXED.search(t) for t in found) or set(found) & filled:
                     return None
                 targets += found
             if program(c.argv) in _FILLS and (ops := _flags(c.argv[1:])[1]):
-                filled.add(_norm(ops[-1]))
-    if not targets or any(_UNFIXED.search(t) for t in targets):
-        return None
-    return [_norm(t) for t in targets]
+                filled.add(_join(cwd, ops[-1]))
+    return targets or None
 
 
-def _targets(cmd: SimpleCommand) -> list[str]:
-    """The files one ``truncate-file`` command empties ([]: not one of the known forms)."""
+def _targets(cmd: SimpleCommand, rule: str) -> list[str]:
+    """The files one emptying command empties ([]: not one of the known forms)."""
+    if rule == "script-truncate":
+        return _code_targets(cmd)
+    if rule != "truncate-file":
+        return []
     prog, args = program(cmd.argv), cmd.argv[1:]
     redirected = [t for op, t in cmd.redirects if op in (">", ">|", "&>", ">&") and not t.startswith("/dev/")]
     if redirected and _writes_nothing(cmd):
         return redirected
-    operands = [a for a in _flags(args)[1]]
+    operands = _flags(args)[1]
     if prog in ("cp", "mv", "install", "ln") and len(operands) >= 2:
         return [operands[-1]]
     if prog == "tee":
         return operands
     if prog == "dd":
         return [a[3:] for a in args if a.startswith("of=")]
+    if prog == "truncate":  # the size's value is an operand to _flags when not glued: drop it
+        return [o for o in operands if not re.fullmatch(r"[<>/%]?-?\d+[KMGTPE]?i?B?", o, re.I)]
     return []
 
 
-def _norm(path: str) -> str:
-    return re.sub(r"^(?:\./)+", "", path)
+_P = r"""(?P<q>['"`])(?P<path>[^'"`$\n{}]+)(?P=q)"""
+_CODE_TARGETS = [re.compile(rx) for rx in (
+    r"\bopen(?:Sync)?\s*\(\s*" + _P + r"\s*,\s*(?:mode\s*=\s*)?['\"][wW]b?\+?['\"]\s*\)(?:\.close\(\))?",
+    r"\bPath\(\s*" + _P + r"\s*\)\.(?:open\(\s*(?:mode\s*=\s*)?['\"]w['\"]\s*\)|write_(?:text|bytes)\(\s*b?(?:''|\"\")\s*\))",
+    r"\b(?:writeFileSync|writeFile|File\.write|IO\.write|file_put_contents)\s*\(\s*" + _P + r"\s*,\s*(?:''|\"\"|``)\s*\)",
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['\"]>['\"]\s*,\s*" + _P + r"\s*\)?",
+)]
+
+
+def _code_targets(cmd: SimpleCommand) -> list[str]:
+    """Literal paths a one-liner opens for writing and leaves empty; [] unless, without those
+    sites, the code empties nothing else."""
+    code = _code(cmd)
+    found, rest = [], code
+    for rx in _CODE_TARGETS:
+        found += [m.group("path") for m in rx.finditer(rest)]
+        rest = rx.sub("None", rest)
+    if not found or not code:
+        return []
+    argv = [rest if a == code else a for a in cmd.argv]
+    stdin = rest if cmd.stdin_text == code else cmd.stdin_text
+    again = SimpleCommand(argv, cmd.redirects, stdin, cmd.via, cmd.piped_from, cmd.assignments)
+    return found if judge_simple(again) is None else []
+
+
+def _cd(cwd: str, argv: list[str]) -> str | None:
+    """The directory after ``cd`` (relative to the root), None when the line cannot fix it."""
+    target = next((a for a in argv[1:] if not a.startswith("-")), None)
+    if program(argv) == "popd" or target is None or _UNFIXED.search(target):
+        return None
+    return _join(cwd, target)
+
+
+def _join(cwd: str, path: str) -> str:
+    return posixpath.normpath(posixpath.join(cwd, path)) if cwd or path.startswith("./") else path

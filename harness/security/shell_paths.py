@@ -101,9 +101,10 @@ def _words(cmd: SimpleCommand) -> list[str]:
             return words
     params = _parameters_from(cmd.argv)
     for i, a in enumerate(cmd.argv[1:], 1):
+        option = a.split("=", 1)[0] if a.startswith("-") else cmd.argv[i - 1]
         if a.startswith("-"):
             a = a.split("=", 1)[1] if "=" in a else ""
-        if params and i >= params and a.startswith("/"):
+        if params and i >= params and a.startswith("/") and option not in _FILE_OPTS:
             continue  # an absolute parameter of the workspace's own code (see _parameters_from)
         words.append(a)
     return words
@@ -111,6 +112,13 @@ def _words(cmd: SimpleCommand) -> list[str]:
 
 _SCRIPT_VALUE_OPTS = {"-W", "-X", "-Q", "-r", "--require", "--loader", "--import", "-I", "-o", "-O",
                       "--rcfile", "--init-file"}
+_TARGET_RUNNERS = {"make", "gmake", "just", "rake", "invoke", "task"}
+"""Programs whose operands are targets of the project's own recipes (``-f``/``-C`` values still checked)."""
+_SCRIPT_RUNNERS = {"npm", "pnpm", "yarn", "bun"}
+"""Package managers that run a script the project defines (``npm run NAME ARGS``)."""
+_FILE_OPTS = {"-C", "-f", "--file", "--directory", "--makefile", "--justfile", "--working-directory", "-I",
+              "--include-dir", "--prefix", "--cwd", "--dir"}
+"""Options whose value the runner itself opens or enters (``make -C DIR``, ``npm --prefix DIR``)."""
 _CODE_OR_MODULE = {"-m", "-c", "-e", "-E", "--eval", "-p", "--print"}
 
 
@@ -129,6 +137,10 @@ def _parameters_from(argv: list[str]) -> int:
     if _workspace_file(argv[0], need_slash=True):
         return 1
     prog = program(argv)
+    if prog in _TARGET_RUNNERS:  # make deploy /srv/app: targets and parameters of the project's own recipes
+        return 1
+    if prog in _SCRIPT_RUNNERS and len(argv) > 2 and argv[1] in ("run", "run-script", "start", "test"):
+        return 3 if argv[1] in ("run", "run-script") else 2  # npm run export -- /var/lib/x
     if prog not in SHELLS and not _INTERPRETERS.match(prog):
         return 0
     i = 1

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from case_params import case_params
+from exec_only_workspace import ExecOnlyWorkspace
 
 from harness import Agent, HarnessConfig, LocalWorkspace, get_preset
 from harness.testing import call, scripted
@@ -76,4 +77,15 @@ def test_blocks_emptying_an_existing_file(data_ws: Path, command: str) -> None:
 def test_lets_new_empty_files_be_created(data_ws: Path, command: str) -> None:
     msg = _run(_guarded(), data_ws, command)
     assert "destructive command" not in msg.content, msg.content
+    assert (data_ws / "data.csv").read_text() == "id\n1\n"
+
+
+@pytest.mark.parametrize(("command", "blocked"), [(": > data.csv", True), (": > fresh.txt", False),
+                                                  ("touch e && mv e keep", True), ("cp /dev/null new.txt", False)])
+def test_a_workspace_reached_only_through_exec_answers_which_files_exist(data_ws: Path, command: str,
+                                                                         blocked: bool) -> None:
+    res = asyncio.run(Agent(_guarded(), scripted([call("bash", command=command)], "done"),
+                            ExecOnlyWorkspace(data_ws)).run("go"))  # type: ignore[arg-type]
+    msg = next(m for m in res.messages if m.role == "tool")
+    assert ("destructive command" in msg.content) is blocked, msg.content
     assert (data_ws / "data.csv").read_text() == "id\n1\n"
