@@ -8,7 +8,8 @@ credential where no ``=`` or ``:`` names it; their syntax alone says what the va
 - command-line flags: the conventional short password flag (``mysql -pSECRET``, ``sshpass -p
   SECRET``), ``user:password`` after ``-u``/``--user`` (curl, wget), and any short flag whose
   value reads like generated key material;
-- query strings of URLs without a scheme (``GET /dl?file=a&signature=...``: request lines, paths).
+- query strings of URLs without a scheme (``GET /dl?file=a&signature=...``: request lines, paths)
+  and form-encoded bodies (``-d 'grant_type=...&client_secret=...'``).
 
 Each value must still read as a literal: templates (``$PASSWORD``), placeholders (``*``,
 ``<pass>``) and numbers (ports, ``uid:gid``) stay.
@@ -77,8 +78,8 @@ def _sub_spaced(m: re.Match[str]) -> str:
     ``mkdir -p dir`` stay); any other short flag only when its value is random in all three
     character classes (a ULID or a pod name after ``-r`` or ``-n`` is an identifier)."""
     letter, value = m.group(1), m.group(3)
-    if not literal(value):
-        return m.group(0)
+    if not literal(value) or "=" in value:
+        return m.group(0)  # (`-d 'a=1&b=2'`: a form body, whose pairs are judged one by one)
     if letter == "p":
         hide = _worth_hiding(value, "weak")
     else:
@@ -102,6 +103,10 @@ def _sub_user_flag(m: re.Match[str]) -> str:
 # A query string with no scheme before it (request lines, relative links, proxied paths).
 _BARE_QUERY = re.compile(r"(?<![\w:/.])(?:/[^\s?\"'<>`]*)?\?[\w.%\[\]-]+=[^\s\"'<>`]*")
 
+# A form-encoded body (`curl -d 'grant_type=...&client_secret=...'`): a query string without
+# its `?`, two pairs or more.
+_FORM = re.compile(r"(?<![\w/.?&%=-])[\w.\[\]-]+=[^\s&'\"]*(?:&[\w.\[\]%-]+=[^\s&'\"]*)+")
+
 _PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (_NETRC_LINE, _sub_netrc_line),
     (_NETRC_ALONE, _sub_netrc_alone),
@@ -110,6 +115,7 @@ _PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (_SHORT_GLUED_P, _sub_glued_p),
     (_SHORT_SPACED, _sub_spaced),
     (_BARE_QUERY, lambda m: _QUERY.sub(_sub_query, m.group(0))),
+    (_FORM, lambda m: _QUERY.sub(_sub_query, "&" + m.group(0))[1:]),
 )
 
 

@@ -40,7 +40,8 @@ _ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "h
 """Name parts that make a value an identifier or a number, never a secret by entropy alone."""
 _ABOUT_WORDS = frozenset({"encoding", "algorithm", "alg", "format", "file", "path", "policy",
                           "mode", "ttl", "timeout", "expiry", "expires", "expiration", "enabled",
-                          "required", "prompt", "field", "header", "strength", "rotation"})
+                          "required", "prompt", "field", "header", "strength", "rotation",
+                          "method", "scheme", "provider", "backend"})
 """A last name part that says the value is *about* a secret, not the secret: a setting
 (``passwordEncoding: base64``, ``token_ttl: 3600``, ``key_file: /etc/x.key``)."""
 _PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "publishable", "cert", "certificate", "crt"})
@@ -152,11 +153,20 @@ def _sub_env(m: re.Match[str]) -> str:
     return m.group(0).replace(value, PLACEHOLDER, 1)
 
 
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""An environment variable's name (``RELAY_UPSTREAM_SEAL``): under it, in a compose or CI
+``environment:`` mapping or a Secret's ``stringData``, a random value is a secret as in an
+``env`` dump, whatever the name says."""
+
+
 def _sub_colon(m: re.Match[str]) -> str:
     name = m.group(2)
     value = m.group(4) if m.group(3) else (m.group(5) or "").strip()
     by_name = secret_name(name)
-    if not by_name or not _worth_hiding(value, by_name):
+    if not by_name and (not _ENV_NAME.fullmatch(name)
+                        or set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)):
+        return m.group(0)  # (an environment variable's name: judged by its value, as NAME=value)
+    if not _worth_hiding(value, by_name):
         return m.group(0)
     scheme = re.match(r"[A-Za-z][\w-]*\s+(?=\S)", value)  # "token abc..." keeps "token "
     secret = value[scheme.end():] if scheme and name.lower() != "cookie" else value

@@ -68,6 +68,40 @@ _YAML_PAIR = re.compile(rf"(?m)^([ \t]*)- {_PAIR_NAME}:[ \t]*([\"']?)([\w.:-]+)\
                         rf"(\1  {_PAIR_VALUE}:[ \t]*)([\"']?)([^\"'\n]*?)\5[ \t]*$")
 
 
+_XML_KEYED = re.compile(rf"<([A-Za-z_][\w.-]*)(\s[^<>]*?\b{_PAIR_NAME}\s*=\s*\"([\w.:-]+)\"[^<>]*)>"
+                        r"([^<>\n]{1,400})</\1>")
+"""``<entry key="db.password">...</entry>`` (Java XML properties), ``<setting name="ApiKey">``."""
+
+# Names and values given as a call's arguments or an index: PHP ``define('DB_PASSWORD', '...')``,
+# ``os.environ["X"] = "..."``, Ruby ``ENV['X'] = '...'``, ``config.set("api_key", "...")``.
+_CALL_PAIR = re.compile(r"(?:\(\s*(['\"])([A-Za-z_][\w.-]*)\1\s*,|\[\s*(['\"])([A-Za-z_][\w.-]*)\3"
+                        r"\s*\]\s*=)\s*(['\"])([^'\"\n\\]*)\5")
+
+
+def _sub_call_pair(m: re.Match[str]) -> str:
+    if re.fullmatch(r"[a-z_][a-z0-9_]*", m.group(6)):
+        return m.group(0)  # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
+    return _sub_pair(2 if m.group(2) else 4, 6)(m)
+
+# Argument vectors: a flag and its value as two list items (container ``args``, ``docker
+# inspect``'s ``"Args"``, ``subprocess.run([...])``).
+_JSON_ARGV = re.compile(r"(['\"])--?([A-Za-z][\w-]*)\1(\s*,\s*)(['\"])([^'\"\n\\]+)\4")
+_YAML_ARGV = re.compile(r"(?m)^([ \t]*)- (['\"]?)--?([A-Za-z][\w-]*)\2[ \t]*\n\1- (['\"]?)"
+                        r"([^\s'\"]+)\4[ \t]*$")
+
+# Dotted keys set on a command line or in a list: helm ``--set auth.rootPassword=...``, JVM
+# ``-Dspring.datasource.password=...``; judged by their leaf.
+_DOTTED = re.compile(r"(?:(?<=-D)|(?<![\w/.?&%=:-]))([A-Za-z_][\w-]*(?:\.[\w-]+)+)=(['\"]?)"
+                     r"([^\s'\",&;]+)\2")
+
+
+def _sub_dotted(m: re.Match[str]) -> str:
+    if not _hidden(m.group(3), m.group(1).rsplit(".", 1)[-1]):
+        return m.group(0)
+    start, end = m.start(3) - m.start(0), m.end(3) - m.start(0)
+    return m.group(0)[:start] + PLACEHOLDER + m.group(0)[end:]
+
+
 def _sub_xml_element(m: re.Match[str]) -> str:
     if not _hidden(m.group(3).strip(), m.group(1)):
         return m.group(0)
@@ -231,11 +265,17 @@ def _redact_k8s_json(text: str) -> str:
     return text
 
 
-_PASSES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+_PASSES: tuple[tuple[str | re.Pattern[str], re.Pattern[str], Callable[[re.Match[str]], str]],
+               ...] = (
     ("alue:", _YAML_PAIR, _sub_pair(3, 6)),  # (each pass runs only where its marker occurs)
     ('alue"', _JSON_PAIR, _sub_pair(1, 3)),
     ('alue="', _XML_PAIR, _sub_pair(1, 3)),
     ("</", _XML_ELEMENT, _sub_xml_element),
+    ("</", _XML_KEYED, _sub_pair(3, 4)),
+    ("-", _JSON_ARGV, _sub_pair(2, 5)),
+    ("- -", _YAML_ARGV, _sub_pair(3, 5)),
+    ("", _CALL_PAIR, _sub_call_pair),
+    (re.compile(r"[\w-]\.[\w-]+="), _DOTTED, _sub_dotted),
     ("=", _LINE, _sub_line),
 )
 
@@ -248,6 +288,6 @@ def redact_structured(text: str) -> str:
         _redact_blocks(lines)
         text = "\n".join(lines)
     for marker, rx, fn in _PASSES:
-        if marker in text:
+        if marker in text if isinstance(marker, str) else marker.search(text):
             text = rx.sub(fn, text)
     return text

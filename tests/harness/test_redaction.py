@@ -122,6 +122,10 @@ KNOWN_MISSES = {
     # written before the structure-aware passes: 17/27 caught, 2/22 benign changed (public keys
     # under `PublicKey =` and `"publicKey":`); first measurement of redaction_structured 27/27, 0/22
     "structured.yaml": [],
+    # a second batch, written after the first was fixed: 1/12 caught, 1/9 benign changed (a form
+    # body after `-d` hidden whole); after env-style YAML names, argument vectors, dotted keys,
+    # call and index pairs, keyed XML entries and form bodies: 12/12, 0/9
+    "structured2.yaml": [],
 }
 
 
@@ -238,3 +242,15 @@ def test_secret_values_in_kubectl_json_and_its_applied_annotation() -> None:
 def test_truncated_escaped_private_key_keeps_the_rest_of_the_json() -> None:
     text = '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEF\\n", "n": 1}'
     assert redact(text) == '{"private_key": "[REDACTED PRIVATE KEY]", "n": 1}'
+
+
+@pytest.mark.parametrize("text", [
+    "pygments = ('ssh2_auth_agent', 'ssh2_auth_hostbased_file', 'ssh2_auth_password')",
+    "params['SignatureMethod'] = 'HmacSHA256'",
+    "__all__ = [\n    \"ExternalKeyCreateParams\",\n    \"V1OrganizationExternalKeysPostRequestAws\",\n]",
+    "api_client_mock.api_key = 'auth_tokens/TEST_AUTH_TOKEN'",
+    "auth_user.oauth2_headers = oauth2_headers",
+])
+def test_code_that_looks_like_pairs_stays(text: str) -> None:
+    """False positives once seen on installed packages (benchmarks/redaction_benign.py)."""
+    assert redact(text) == text
