@@ -5,7 +5,8 @@
 The corpus is every command line of the shell examples in the documentation under the virtual
 environment's site-packages (``*.md``, ``*.rst``, ``*.txt``, ``METADATA``: fenced ``bash``/
 ``sh``/``shell``/``console`` blocks, ``code-block`` directives, ``$ ``-prompted lines) and the
-recipes of the repository's Makefile. They are commands people publish for others to run:
+recipes of the repository's Makefile, and the Python one-liners installed code runs in a
+subprocess (``[sys.executable, "-c", CODE]``) as ``python3 -c CODE``. They are commands people publish for others to run:
 installs, builds, tests, one-liners. Each is judged by the ``looplab`` preset's command guard
 and path guard, exactly as before a tool call, on a fresh workspace holding nothing (so a file
 the command names does not exist). A guard may rightly stop some (``rm -rf build``, ``cat
@@ -15,8 +16,10 @@ the command names does not exist). A guard may rightly stop some (``rm -rf build
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
 import re
+import shlex
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -30,6 +33,8 @@ from harness.state import RunState
 _FENCE = re.compile(r"^```\s*(?:bash|sh|shell|console|shell-session|zsh)\s*$(.*?)^```", re.M | re.S)
 _DIRECTIVE = re.compile(r"^\.\. (?:code-block|code|sourcecode)::\s*(?:bash|sh|shell|console)\s*\n((?:\s*\n|[ \t]+.*\n)+)", re.M)
 _PROMPT = re.compile(r"^\s*(?:\$|>>>\s*!)\s+(\S.*)$", re.M)
+# Python one-liners that installed code runs in a subprocess ([sys.executable, "-c", "..."]).
+_ONE_LINER = re.compile(r"""["']-c["']\s*,\s*("(?:[^"\\\n]|\\.){5,400}"|'(?:[^'\\\n]|\\.){5,400}')""")
 
 
 def commands_in(text: str) -> list[str]:
@@ -42,10 +47,28 @@ def commands_in(text: str) -> list[str]:
     return [c.strip() for c in out if 2 < len(c.strip()) < 2000]
 
 
+def _one_liners(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return []
+    out = []
+    for m in _ONE_LINER.finditer(text):
+        try:
+            code = ast.literal_eval(m.group(1))
+        except (ValueError, SyntaxError):
+            continue
+        out.append(code) if isinstance(code, str) else None
+    return out
+
+
 def corpus(roots: list[Path], makefiles: list[Path]) -> list[str]:
     found: list[str] = []
     for root in roots:
         for path in sorted(root.rglob("*")):
+            if path.suffix == ".py" and path.is_file() and path.stat().st_size < 300_000:
+                found += [f"python3 -c {shlex.quote(code)}" for code in _one_liners(path)]
+                continue
             if not (path.suffix.lower() in (".md", ".rst", ".txt") or path.name == "METADATA") or not path.is_file():
                 continue
             if path.stat().st_size > 300_000:
