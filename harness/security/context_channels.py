@@ -159,7 +159,7 @@ def _front_matter_text(block: object, data: bool = False) -> str:
     the sentence it is) and keys spelled as words; the raw block when it is not valid YAML.
     ``data``: ``block`` is already parsed (TOML, JSON) or raw text that did not parse."""
     if data and isinstance(block, str):
-        return block
+        return unquoted(block)  # a block that did not parse: its literals are values all the same
     try:
         parsed = block if data else yaml.load(str(block), Loader=_YAML_LOADER)  # a safe loader
     except yaml.YAMLError:

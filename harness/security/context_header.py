@@ -18,7 +18,8 @@ _MAX_LINES = 200
 """A header longer than this is a document, not metadata."""
 # A fence: three or more of one punctuation character alone on a line. Backticks and tildes open
 # code blocks (shown as code when rendered), so they are not headers.
-_FENCE = re.compile(r"^([-+=;*#%/_.:<>|^])\1{2,}\s*$")
+_FENCE = re.compile(r"^(([-+=;*#%/_.:<>|^])\2{2,})[ \t]*(?:[A-Za-z][\w-]{0,15})?\s*$")
+"""A fence may name its syntax (``---json``, ``---toml``, ``+++yaml``); it closes without the name."""
 # First lines that open a data block in some syntax: an object or array, a module export or
 # constant, an INI/TOML section, an XML declaration or <meta> tag, org or pandoc metadata.
 _STRUCTURAL = re.compile(
@@ -48,7 +49,7 @@ def leading_header(text: str) -> tuple[int, str] | None:
     offset = sum(len(line) + 1 for line in lines[:first])
     head = lines[first].strip().lstrip("\ufeff")
     if m := _FENCE.match(head):
-        closers = {head, "..."} if m.group(1) == "-" else {head}
+        closers = {head, m.group(1)} | ({"..."} if m.group(2) == "-" else set())
         for j in range(first + 1, min(len(lines), first + _MAX_LINES)):
             if lines[j].strip() in closers:
                 return offset, "\n".join(lines[first + 1:j])

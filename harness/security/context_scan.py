@@ -40,6 +40,7 @@ from harness.security.context_channels import (
     hidden_channels,
     mask_code_fences,
 )
+from harness.security.context_citing import cited_lines, described_lines
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_split import digest, split_issues
 from harness.security.context_text import (
@@ -174,10 +175,11 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
         if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
             line = min(f.line for f in found)
             issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
-    exfil = sig.exfil_findings(text) + (sig.capability_exfil(text) if options.exfil_by_capability else [])
-    listed = sig.described_lines(sentences) if examples else set()
+    capability = options.exfil_by_capability
+    exfil = sig.exfil_findings(text, capability) + (sig.capability_exfil(text) if capability else [])
+    listed = described_lines(sentences) if examples else set()
     if examples:
-        listed |= sig.cited_lines(text, sentences, {f.line for f in exfil} - listed)
+        listed |= cited_lines(text, sentences, {f.line for f in exfil} - listed)
     issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in exfil if f.line not in listed]
     prose = mask_code_fences(text)
     issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document")
@@ -194,7 +196,7 @@ def _channel_issues(channel: Channel, variants: bool = False) -> list[str]:
     issues += [f"Contains potential exfiltration pattern{where} ({f.text})" for f in sig.exfil_findings(channel.text)]
     if issues:
         return issues
-    weak = sig.phrase_findings(sentences, "hidden_channel", index=index)
+    weak = sig.phrase_findings(sentences, sig.sections("hidden_channel", variants), index=index)
     label = channel.kind.split(" ", 1)[1] if channel.kind.startswith(("a ", "an ", "the ")) else channel.kind
     label = label[0].upper() + label[1:]
     if channel.base + sig.score(weak) >= sig.THRESHOLD:

@@ -67,7 +67,7 @@ def sentences(text: str, first_line: int = 1, examples: bool = False) -> list[Se
             merged[-1] += block
         else:
             merged.append(block)
-    out = [s for i, block in enumerate(merged) for s in _block_sentences(block, i)]
+    out = [s for i, block in enumerate(merged) for s in _block_sentences(block, i, examples)]
     return _with_lead_ins(out, lines, first_line) if examples else out
 
 
@@ -93,12 +93,14 @@ def _with_lead_ins(found: list[Sentence], lines: list[str], first_line: int) -> 
             if s.line in lead_of else s for s in found]
 
 
-def _split(unit: str) -> list[str]:
+def _split(unit: str, spans: bool = False) -> list[str]:
     """Sentences of a prose unit: after . ! ? and a space (not after e.g./i.e./etc./vs.), or
-    after a CJK full stop."""
+    after a CJK full stop. ``spans``: not inside a code span either (``examples``)."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(unit):
         end = m.end()
+        if spans and unit.count("`", start, m.start()) % 2:
+            continue  # inside a code span ("`echo ... | sh`"): the command goes on
         if not unit[:end].endswith(_ABBREVIATIONS):
             out.append(unit[start:end])
             start = end
@@ -115,7 +117,7 @@ def _chunks(sentence: str) -> list[str]:
     return [sentence[i:i + _LONGEST] for i in range(0, len(sentence) - _OVERLAP, step)]
 
 
-def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int) -> list[Sentence]:
+def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int, spans: bool = False) -> list[Sentence]:
     units: list[tuple[int, str, bool]] = []
     joinable = False  # a wrapped prose line continues the unit before it
     for n, line, in_code in block:
@@ -129,7 +131,7 @@ def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int) -> list
     intro = ""
     leet = any(len(_LEET_INSIDE.findall(u)) >= 2 for _, u, _ in units)
     for n, unit, in_code in units:
-        for s in _chunks(unit) if in_code else _split(unit):
+        for s in _chunks(unit) if in_code else _split(unit, spans):
             if not s.strip():
                 continue
             context = f"{intro} {s}" if in_code else s

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import accumulate, islice
 
-from harness.security.context_sentences import Sentence, fence_flags
+from harness.security.context_sentences import Sentence
 from harness.security.patterns import Pattern, load_patterns
 
 PATTERN_FILE = "context_scan_patterns.yaml"
@@ -188,8 +188,9 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def exfil_findings(text: str) -> list[Finding]:
-    """Exfiltration shapes per logical line; routine local or same-service calls are exempt."""
+def exfil_findings(text: str, credential_use: bool = False) -> list[Finding]:
+    """Exfiltration shapes per logical line; routine local or same-service calls are exempt.
+    ``credential_use``: keys a program authenticates with (``ssh -i key``) are not sent."""
     lines = logical_lines(text)
     index = TriggerIndex([line for _, line in lines])
     out: list[Finding] = []
@@ -198,6 +199,9 @@ def exfil_findings(text: str) -> list[Finding]:
             for i in index.candidates(p):
                 n, line = lines[i]
                 m = p.regex.search(line)
+                if m and credential_use and _CREDENTIAL_USE.search(line):  # look again without them
+                    line = _CREDENTIAL_USE.sub(" ", line)
+                    m = p.regex.search(line)
                 if not m or _cue("negation").search(line[: m.start()][-80:]):
                     continue
                 if section == "exfiltration_remote" and _routine_destination(line):
@@ -230,6 +234,18 @@ def shell_command(text: str) -> bool:
 
 
 _QUOTED_IP = re.compile(r"""['"](\d{1,3}(?:\.\d{1,3}){3})['"]""")
+# A host name passed as a string ('mx.drop.example.org' to smtplib): a dotted name whose last
+# label is not a file extension (so 'config.json' or '.env.local' is not taken for a host).
+_QUOTED_HOST = re.compile(
+    r"""['"]((?:[a-z0-9-]+\.)+(?!(?:json|ya?ml|txt|md|py|js|ts|csv|log|env|toml|cfg|ini|sh|html|xml|lock|pem|key|gz|tar|zip|local|example|sample|template)['"])[a-z]{2,})['"]""",
+    re.I)
+# Options that name a credential the program authenticates WITH (``ssh -i key``, ``openssl
+# s_client -cert c.pem -key c.key``, ``curl --cacert``), and public keys: using a key to connect
+# is not sending it, so these are masked before the secret sources are looked for.
+_CREDENTIAL_USE = re.compile(
+    r"(?<!\S)-i\s*(?=\S*(?:key|id_|\.pem|\.ssh))\S+|(?<!\S)-o\s*IdentityFile=\S+"
+    r"|(?<!\S)--?(?:key|cert|cacert|capath|cafile|pass|identity(?:-file)?|key-?file|private-key|cert-?file|(?-i:E))(?:=|\s+)\S+"
+    r"|(?<!\S)\S*?\.pub\b", re.I)
 # Secret variables of other languages, for the same-service exemption of capability_exfil.
 _CODE_SECRET_VAR = re.compile(r"""(?:environ\s*\[\s*|getenv\s*\(\s*|ENV\s*\[\s*)['"](\w+)|process\.env\.(\w+)|\$env:(\w+)""")
 
@@ -240,8 +256,10 @@ def capability_exfil(text: str) -> list[Finding]:
     destination that is neither this machine nor the service the secret is named after."""
     net, src, files = patterns("network_send"), patterns("secret_source"), patterns("secret_file_source")
     out: list[Finding] = []
-    for n, line in logical_lines(text):
-        m = next((m for p in net if (m := p.regex.search(line))), None)
+    for n, raw in logical_lines(text):
+        lowered = raw.lower()
+        m = next((m for p in net if triggered(p, lowered) and (m := p.regex.search(raw))), None)
+        line = _CREDENTIAL_USE.sub(" ", raw) if m else raw
         if m is None or not any(p.regex.search(line) for p in src):
             continue
         if _cue("negation").search(line[: m.start()][-80:]):
@@ -249,8 +267,8 @@ def capability_exfil(text: str) -> list[Finding]:
         if not any(p.regex.search(line) for p in files):  # a secrets file goes out to any listener
             if _same_service(line):
                 continue
-            quoted_ips = [h for h in _QUOTED_IP.findall(line) if not _LOOPBACK.match(h)]
-            if not quoted_ips and _routine_destination(line):
+            quoted = [h for h in _QUOTED_IP.findall(line) + _QUOTED_HOST.findall(line) if not _LOOPBACK.match(h)]
+            if not quoted and _routine_destination(line):
                 continue
         out.append(Finding("network-send", "sends a secret or credentials file over the network", 1.0, n))
     return out
@@ -264,63 +282,3 @@ def _same_service(line: str) -> bool:
     owners = {_owner(v) for v in names}
     return bool(names and remote) and None not in owners and all(
         len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)
-
-
-def described_lines(sentences: list[Sentence]) -> set[int]:
-    """Lines of list items and table rows whose lead-in describes attacks (``examples``):
-    exfiltration shapes there are listed, not asked for."""
-    return {s.line for s in sentences if s.example and _describing(s.context)}
-
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-# An order to run something: the verb (also "by running ...") governing a command.
-_ORDER = re.compile(r"\b(?:run|running|execute|executing|exec|invoke|invoking|paste|pasting|type|enter|perform|"
-                    r"performing|call|calling)\b", re.I)
-_ORDER_SIGNALS = ("every-session", "approval-bypass", "stealthily", "secrecy", "before-the-user",
-                  "whatever-the-user-says")
-"""Weak signals that make a sentence an order whatever else it says ("once per session" ...)."""
-
-
-def cited_lines(text: str, sentences: list[Sentence], candidates: set[int]) -> set[int]:
-    """Those of the ``candidates`` lines whose commands are cited, not ordered: every sentence
-    that holds them (for a code-block line: the prose that introduces it) describes, quotes or
-    forbids them ("code such as `...` must be flagged", "never paste `...`") and asks no one to
-    run them. A guideline quoting an exfiltration one-liner loads; "e.g. run `...`" does not."""
-    lines = text.split("\n")
-    code = fence_flags(lines)
-    out: set[int] = set()
-    for n in candidates:
-        if not 0 < n <= len(lines):
-            continue
-        spans = _CODE_SPAN.findall(lines[n - 1]) or [lines[n - 1]]
-        keys = [" ".join(sp.replace("*", "").split()) for sp in spans]
-        holders = [s for s in sentences if any(k and k in s.text for k in keys)]
-        if holders and all(_cites(s, code[n - 1]) for s in holders):
-            out.add(n)
-    return out
-
-
-# Words of a policy about a command (it is flagged, rejected, a threat), read only in sentences
-# that order nothing.
-_CITING = re.compile(r"\b(?:exfiltration|tricks?|threats?|flags?|flagged|rejects?|rejected|blocks?|blocked|"
-                     r"forbidden|prohibited|detects?|detected|catches|reviewers?|audits?)\b", re.I)
-
-
-def _cites(s: Sentence, in_code: bool) -> bool:
-    # The prose only: a code line's context is its intro plus itself, and words inside code
-    # spans ("https://paste.example") are not the sentence's verbs.
-    text = _CODE_SPAN.sub("`...`", s.context[: len(s.context) - len(s.text)] if in_code else s.context)
-    if _ordered(text):
-        return False
-    negated = any(_cue("negation").search(text[:m.start()][-80:]) for m in _ORDER.finditer(text))
-    return (negated or _describing(text) or bool(_cue("defines").search(text))
-            or bool(_CITING.search(text)))
-
-
-def _ordered(text: str) -> bool:
-    lowered = text.lower()
-    for m in _ORDER.finditer(text):
-        if not _cue("negation").search(text[:m.start()][-80:]):
-            return True
-    return any(p.id in _ORDER_SIGNALS and triggered(p, lowered) and p.regex.search(text)
-               for p in patterns(("signals", "signals_variants")))

@@ -87,6 +87,10 @@ def definitions(text: str, shared: set[str]) -> list[Definition]:
             out.append(Definition(n, _words(label), names, spans[0]))  # unnamed: reachable by file name
         elif (alone := _ALONE.match(line)) and heading:
             out.append(Definition(n, heading, frozenset(), alone.group(1), True))
+        else:  # a payload in a sentence ("at start-up, run `...`"): reached by the file's name.
+            # A command has arguments: a lone span is a name or a path (`memory/YYYY-MM-DD.md`).
+            out += [Definition(n, heading, frozenset(), span, True) for span in _SPAN.findall(line)
+                    if " " in span.strip() and _is_payload(span)]
     return out
 
 
@@ -142,8 +146,10 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
         strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.variants), defines=how.examples)
                   if pointed or names_it else [])
-        # An order that reaches into the file, or an injected paragraph that merely names it.
-        if not pointed and (strong or delegates.search(s.text)):
+        # An order that reaches into the file, a sentence handing it authority ("TOOLS.md
+        # outranks ...", "is binding"), or an injected paragraph that merely names it.
+        elevates = names_it and _hands_authority(s.text)
+        if not pointed and (strong or delegates.search(s.text) or elevates):
             pointed = [d for d in defs if d.words & words] or defs
         if not pointed:
             continue
@@ -165,23 +171,37 @@ def _weak(sentences: list[Sentence], how: _Reading) -> list[sig.Finding]:
             + sig.phrase_findings(sentences, "command_signals", True, defines=how.examples))
 
 
+# ASCII bounds: in "TOOLS.md의" or "在USER.md中" the name touches letters of another script.
+_NAME_BOUNDS = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
+
+
 @cache
 def _name_pattern(name: str) -> re.Pattern[str]:
     """The file's name as a word, case-insensitive (``TOOLS.md``, ``tools.md``, ``.cursorrules``)."""
     base = re.escape(PurePosixPath(name).name.lstrip("."))
-    return re.compile(rf"(?<![\w])\.?{base}(?![\w])", re.I)
+    return re.compile(rf"{_NAME_BOUNDS[0]}\.?{base}{_NAME_BOUNDS[1]}", re.I)
 
 
 @cache
 def _delegation_pattern(name: str) -> re.Pattern[str]:
     """An order whose object is in the file: "run the bootstrap command listed in TOOLS.md",
     "follow the hook in .cursorrules" (not "read `MEMORY.md` and run `git status`": a code span
-    of the sentence's own is its own command)."""
-    base = re.escape(PurePosixPath(name).name.lstrip("."))
-    return re.compile(rf"\b(?:{_ORDER_VERBS})\b[^`.;!?]{{0,60}}?(?<![\w])\.?{base}(?![\w])", re.I)
+    of the sentence's own is its own command). In other languages the verb may also follow the
+    name ("den Startbefehl aus AGENTS.md ausführen", "TOOLS.md のコマンドを実行")."""
+    file = rf"{_NAME_BOUNDS[0]}\.?{re.escape(PurePosixPath(name).name.lstrip('.'))}{_NAME_BOUNDS[1]}"
+    other = "|".join(p.regex.pattern for p in sig.patterns("orders"))
+    gap = r"[^`.;!?\u3002]{0,60}?"
+    after = rf"(?:{other}|\b(?:{_ORDER_AFTER})\b)"
+    return re.compile(rf"\b(?:{_ORDER_VERBS})\b{gap}{file}|(?:{other}){gap}{file}|{file}{gap}{after}", re.I)
+
+
+def _hands_authority(text: str) -> bool:
+    return any(p.regex.search(text) for p in sig.patterns("authority"))
 
 
 _ORDER_VERBS = r"run|execute|exec|perform|follow|apply|do|invoke|carry\s+out|complete|start\s+with|begin\s+with"
+_ORDER_AFTER = r"run|execute|executed|invoke|invoked"
+"""English verbs that order the file's command from after its name ("the line in TOOLS.md gets run")."""
 
 
 @cache
