@@ -36,7 +36,8 @@ _WEAK_WORDS = frozenset({"key", "token", "pass", "sig", "auth", "salt", "otp", "
 _ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest",
                        "commit", "rev", "revision", "uuid", "guid", "etag", "checksum", "version",
                        "build", "trace", "span", "ref", "count", "size", "max", "min", "num",
-                       "number", "len", "length", "limit", "tokens", "model", "type", "name"})
+                       "number", "len", "length", "limit", "tokens", "model", "type", "name",
+                       "arn"})
 """Name parts that make a value an identifier or a number, never a secret by entropy alone."""
 _ABOUT_WORDS = frozenset({"encoding", "algorithm", "alg", "format", "file", "path", "policy",
                           "mode", "ttl", "timeout", "expiry", "expires", "expiration", "enabled",
@@ -54,6 +55,7 @@ _DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
 _HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
                           r"[0-9a-fA-F]{12})$")
 _TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|0x[0-9a-f]{1,16}|"
+                      r"#[0-9a-f]{3,8}|"  # a colour
                       r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
 
 _ENV = re.compile(r"(?<![\w/.?&%-])([A-Za-z_][A-Za-z0-9_]*+)( ?= ?)(?:(['\"])(.*?)\3|"
@@ -108,13 +110,33 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 """``windll.kernel32.GetProcAddress``, ``self.Mark2Array``: a reference in code, not key material."""
 
 
+_WORD_RUN = re.compile(r"[A-Z][a-z]{2,}")
+
+
+def _wordy(value: str) -> bool:
+    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``Python2TracebackLexer``):
+    a CamelCase name in code. In generated key material a capital followed by two or more
+    lower-case letters is rare: 1% of random 16-character and 0.03% of 40-character tokens
+    read so (and those are still caught under a secret name)."""
+    runs = _WORD_RUN.findall(value)
+    return len(runs) >= 2 and sum(len(r) for r in runs) >= 0.75 * len(value)
+
+
+def _sequential(value: str) -> bool:
+    # detect-secrets' own filter (alphabets and digit runs such as a hex or base64 alphabet
+    # constant): maintained with its detectors, so the same strings are skipped by both.
+    from detect_secrets.filters.heuristic import is_sequential_string  # (loaded on first use)
+    return is_sequential_string(value)
+
+
 def looks_random(value: str, min_len: int = 16) -> bool:
     """A token that reads like generated key material: long, mixed classes, high entropy, and
     not a hex string, UUID or digest (those are identifiers unless a secret name says not)."""
     if len(value) < min_len or not _TOKEN_CHARS.match(value) or _HEX_OR_UUID.match(value) \
             or _DIGEST_PREFIX.match(value):
         return False
-    if value.startswith(("/", "./", "~", "-")) or "://" in value or _DOTTED_NAME.fullmatch(value):
+    if value.startswith(("/", "./", "~", "-")) or "://" in value or _DOTTED_NAME.fullmatch(value) \
+            or _wordy(value) or _sequential(value):
         return False
     classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
     return (classes == 3 and entropy(value) >= 3.5) or (classes == 2 and len(value) >= 24

@@ -250,6 +250,10 @@ def test_truncated_escaped_private_key_keeps_the_rest_of_the_json() -> None:
     "__all__ = [\n    \"ExternalKeyCreateParams\",\n    \"V1OrganizationExternalKeysPostRequestAws\",\n]",
     "api_client_mock.api_key = 'auth_tokens/TEST_AUTH_TOKEN'",
     "auth_user.oauth2_headers = oauth2_headers",
+    "resolver_cls = AioS3ExpressIdentityResolver\ntblexer = Python2TracebackLexer",
+    "hex_digits = \"0123456789abcdefABCDEF\"",
+    "\"footer-key-foreground\": \"#0178D4\",",
+    "\"KMSKeyArn\": \"arn:aws:kms:us-west-2:123456789012:key/b0844d6c-xmpl-4463-97a4-d49f50839966\",",
 ])
 def test_code_that_looks_like_pairs_stays(text: str) -> None:
     """False positives once seen on installed packages (benchmarks/redaction_benign.py)."""
