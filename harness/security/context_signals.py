@@ -240,12 +240,13 @@ _QUOTED_HOST = re.compile(
     r"""['"]((?:[a-z0-9-]+\.)+(?!(?:json|ya?ml|txt|md|py|js|ts|csv|log|env|toml|cfg|ini|sh|html|xml|lock|pem|key|gz|tar|zip|local|example|sample|template)['"])[a-z]{2,})['"]""",
     re.I)
 # Options that name a credential the program authenticates WITH (``ssh -i key``, ``openssl
-# s_client -cert c.pem -key c.key``, ``curl --cacert``), and public keys: using a key to connect
-# is not sending it, so these are masked before the secret sources are looked for.
+# s_client -cert c.pem -key c.key``, ``curl --cacert``), public keys and files left out
+# (``rsync --exclude .env``): using a key to connect is not sending it, so these are masked
+# before the secret sources are looked for.
 _CREDENTIAL_USE = re.compile(
     r"(?<!\S)-i\s*(?=\S*(?:key|id_|\.pem|\.ssh))\S+|(?<!\S)-o\s*IdentityFile=\S+"
     r"|(?<!\S)--?(?:key|cert|cacert|capath|cafile|pass|identity(?:-file)?|key-?file|private-key|cert-?file|(?-i:E))(?:=|\s+)\S+"
-    r"|(?<!\S)\S*?\.pub\b", re.I)
+    r"|(?<!\S)\S*?\.pub\b|(?<!\S)--(?:exclude(?:-from)?|ignore)(?:=|\s+)\S+", re.I)
 # Secret variables of other languages, for the same-service exemption of capability_exfil.
 _CODE_SECRET_VAR = re.compile(r"""(?:environ\s*\[\s*|getenv\s*\(\s*|ENV\s*\[\s*)['"](\w+)|process\.env\.(\w+)|\$env:(\w+)""")
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
 
+import regex
+
 from harness.security import context_signals as sig
 from harness.security.context_sentences import Sentence, fence_flags
 from harness.security.context_sentences import sentences as split_sentences
@@ -41,7 +43,9 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
 _ALONE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`([^`\n]+)`\s*[.;]?\s*$")
 """A command on a line of its own (or as a whole list item)."""
-_WORD = re.compile(r"[a-z0-9][a-z0-9_-]{2,}")
+# Words of any script ("startbefehl", "opstartstap", "polecenie", "कमांड"): a label is matched
+# in the language it is written in. The `regex` module knows letters and marks of every script.
+_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{2,}")
 _STOP = frozenset("the and for with from this that your you are was were its all any each every run use "
                   "file files see also here there then when what which".split())
 
