@@ -22,7 +22,9 @@ from harness.context_files import scanner
 from harness.prompt_builder import build_prompt
 
 CASES = Path(__file__).parent / "context_files" / "heldout4"
-MISSES: dict[str, str] = {}
+MISSES: dict[str, str] = {
+    "comment-json-escaped-backtick": "a JSON \\u0060 escape in a comment is not decoded, so the command is not seen as one",
+}
 """Case id -> why the scanner still gets it wrong."""
 
 GUIDE = """# Contributing
