@@ -20,6 +20,7 @@ This module catches what has no fixed prefix, in the places secrets travel:
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 from collections import Counter
@@ -63,7 +64,9 @@ _ENV = re.compile(r"(?<![\w/.?&%-])([A-Za-z_][A-Za-z0-9_]*+)( ?= ?)(?:(['\"])(.*
 """``NAME=value``; an unquoted value ends at ``(`` (group 6: a call, not a value) so that
 ``c = Client(api_key="...")`` is read as two assignments, not one that swallows the second."""
 _COLON = re.compile(r"(?m)(?:^|(?<=[\s{,]))(['\"]?)([A-Za-z_][\w.-]*+)\1[ \t]*:[ \t]*"
-                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,}]+))")
+                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,{}\[][^\s,}]*))")
+"""``name: value``; a value never opens with ``{`` or ``[`` (a nested object on the same line:
+its own keys are the pairs to judge)."""
 _FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"]+)\2")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
 _QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
@@ -110,16 +113,27 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 """``windll.kernel32.GetProcAddress``, ``self.Mark2Array``: a reference in code, not key material."""
 
 
-_WORD_RUN = re.compile(r"[A-Z][a-z]{2,}")
+_WORD_RUN = re.compile(r"[A-Z][a-z]{2,}|(?<=\d)[a-z]{3,}")
 
 
 def _wordy(value: str) -> bool:
-    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``Python2TracebackLexer``):
-    a CamelCase name in code. In generated key material a capital followed by two or more
+    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``Python2TracebackLexer``,
+    ``V1alpha3DeviceTaintRule``): a CamelCase name in code. In generated key material a capital followed by two or more
     lower-case letters is rare: 1% of random 16-character and 0.03% of 40-character tokens
     read so (and those are still caught under a secret name)."""
     runs = _WORD_RUN.findall(value)
     return len(runs) >= 2 and sum(len(r) for r in runs) >= 0.75 * len(value)
+
+
+_SLUG_PART = re.compile(r"[A-Za-z]+|\d+|[A-Za-z]\d{1,2}")
+
+
+def _slug(value: str) -> bool:
+    """Words and numbers joined by separators (``lambda-layers-us-west-2-123456789012``,
+    ``runwayml/stable-diffusion-v1-5``, ``GraphemeBreakProperty-18.0.0.txt``): a name, a path or
+    a file. Generated tokens mix letters and digits inside each piece."""
+    parts = [p for p in re.split(r"[-_/.:#+]", value) if p]
+    return len(parts) >= 3 and all(_SLUG_PART.fullmatch(p) for p in parts)
 
 
 def _sequential(value: str) -> bool:
@@ -129,14 +143,27 @@ def _sequential(value: str) -> bool:
     return is_sequential_string(value)
 
 
+def _encoded_text(value: str) -> bool:
+    """Base64 of readable text (a ConfigMap's ``binaryData``, an encoded greeting): data, not
+    key material, which decodes to bytes of every value."""
+    if len(value) < 16 or len(value) % 4 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value):
+        return False
+    try:
+        text = base64.b64decode(value, validate=True).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return text.isprintable() or text.rstrip("\n").isprintable() and \
+        sum(c.isalpha() or c == " " for c in text) >= 0.6 * len(text)
+
+
 def looks_random(value: str, min_len: int = 16) -> bool:
     """A token that reads like generated key material: long, mixed classes, high entropy, and
     not a hex string, UUID or digest (those are identifiers unless a secret name says not)."""
     if len(value) < min_len or not _TOKEN_CHARS.match(value) or _HEX_OR_UUID.match(value) \
             or _DIGEST_PREFIX.match(value):
         return False
-    if value.startswith(("/", "./", "~", "-")) or "://" in value or _DOTTED_NAME.fullmatch(value) \
-            or _wordy(value) or _sequential(value):
+    if value.startswith(("/", "./", "~", "-", "#")) or "://" in value or _DOTTED_NAME.fullmatch(value) \
+            or _wordy(value) or _slug(value) or _sequential(value):
         return False
     classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
     return (classes == 3 and entropy(value) >= 3.5) or (classes == 2 and len(value) >= 24
@@ -151,8 +178,8 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     v = value.strip()
     if len(v) < 6 or _TRIVIAL.match(v) or PLACEHOLDER[:-1] in v or _DIGEST_PREFIX.match(v):
         return False
-    if not by_name:
-        return looks_random(v)
+    if not by_name:  # (base64 of text under a secret name is a credential: `user:password`)
+        return looks_random(v) and not _encoded_text(v)
     if by_name == "weak":
         return looks_random(v, 12)
     if by_name == "id":
@@ -175,19 +202,15 @@ def _sub_env(m: re.Match[str]) -> str:
     return m.group(0).replace(value, PLACEHOLDER, 1)
 
 
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-"""An environment variable's name (``RELAY_UPSTREAM_SEAL``): under it, in a compose or CI
-``environment:`` mapping or a Secret's ``stringData``, a random value is a secret as in an
-``env`` dump, whatever the name says."""
-
-
 def _sub_colon(m: re.Match[str]) -> str:
     name = m.group(2)
     value = m.group(4) if m.group(3) else (m.group(5) or "").strip()
     by_name = secret_name(name)
-    if not by_name and (not _ENV_NAME.fullmatch(name)
-                        or set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)):
-        return m.group(0)  # (an environment variable's name: judged by its value, as NAME=value)
+    if not by_name and (set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)
+                        or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):
+        # Any other name is judged by its value, as NAME=value is; a bare `h1:...` (no space
+        # after the colon, as YAML and JSON would have) is a prefix, not a key.
+        return m.group(0)
     if not _worth_hiding(value, by_name):
         return m.group(0)
     scheme = re.match(r"[A-Za-z][\w-]*\s+(?=\S)", value)  # "token abc..." keeps "token "

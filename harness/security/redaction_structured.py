@@ -26,8 +26,10 @@ import re
 from collections.abc import Callable, Iterator
 
 from harness.security.redaction_shapes import (
-    _SECRET_WORDS,
+    _ID_WORDS,
+    _PUBLIC_WORDS,
     PLACEHOLDER,
+    _parts,
     _worth_hiding,
     literal,
     secret_name,
@@ -35,23 +37,24 @@ from harness.security.redaction_shapes import (
 
 
 def _hidden(value: str, name: str) -> bool:
+    """A value under ``name`` is hidden when the name says secret and the value is a literal,
+    or, whatever the name, when the value reads as generated key material (as ``NAME=value``
+    in ``redaction_shapes``), unless the name says identifier or public."""
     by_name = secret_name(name)
-    return bool(by_name) and literal(value) and _worth_hiding(value, by_name)
+    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
+        return False
+    return literal(value) and _worth_hiding(value, by_name)
 
 
 # --- whole-line assignments (INI, TOML, HCL, properties, .env) -------------------------------
 _LINE = re.compile(r"(?m)^([ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=[ \t]*)"
                    r"(?:(['\"])([^'\"\n]*)\3|([^\s'\"#;]+))([ \t]*[,;]?[ \t]*(?:[#;].*)?)$")
-_NAMED = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
-"""A name holding a secret word somewhere: most lines of code fail this cheap search and never
-reach ``secret_name``."""
-
 
 def _sub_line(m: re.Match[str]) -> str:
     # A dotted name is judged by its leaf: `spring.datasource.password` names a password,
     # `auth_user.oauth2_headers` (an attribute in code) does not.
     value, name = m.group(4) if m.group(3) else m.group(5), m.group(2).rsplit(".", 1)[-1]
-    if not _NAMED.search(name) or not _hidden(value, name):
+    if not _hidden(value, name):
         return m.group(0)
     quote = m.group(3) or ""
     return f"{m.group(1)}{quote}{PLACEHOLDER}{quote}{m.group(6)}"
