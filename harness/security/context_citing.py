@@ -101,16 +101,29 @@ def _cites_text(text: str) -> bool:
     text = _CODE_SPAN.sub("`...`", text)
     if _ordered(text):
         return False
-    negated = any(_cue("negation").search(text[:m.start()][-80:]) for m in _ORDER.finditer(text))
+    negated = any(_negated(text, m) for m in _orders(text))
     return (negated or _describing(text) or bool(_cue("defines").search(text))
             or bool(_CITING.search(text)) or bool(_cue("cites").search(text)))
 
 
 def _ordered(text: str) -> bool:
     lowered = text.lower()
-    orders = [*_ORDER.finditer(text), *(m for p in patterns("orders") for m in p.regex.finditer(text))]
-    for m in orders:
-        if not _cue("negation").search(text[:m.start()][-80:]):
+    for m in _orders(text):
+        if not _negated(text, m):
             return True
     return any(p.id in _ORDER_SIGNALS and triggered(p, lowered) and p.regex.search(text)
                for p in patterns(("signals", "signals_variants")))
+
+
+def _orders(text: str) -> list[re.Match[str]]:
+    """Order verbs of the sentence, English and the other languages of the ``orders`` patterns."""
+    return [*_ORDER.finditer(text), *(m for p in patterns("orders") for m in p.regex.finditer(text))]
+
+
+def _negated(text: str, m: re.Match[str]) -> bool:
+    """The order verb ``m`` is negated: "never run", "no ejecutes", "не запускайте", "不要运行",
+    "実行しないで"."""
+    before = text[:m.start()]
+    return bool(_cue("negation").search(before[-80:]) or _cue("negation-variants").search(before[-30:])
+                or _cue("negation-after").search(text[m.end():m.end() + 8]))
+
