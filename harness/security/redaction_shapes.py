@@ -133,7 +133,10 @@ def _slug(value: str) -> bool:
     ``runwayml/stable-diffusion-v1-5``, ``GraphemeBreakProperty-18.0.0.txt``): a name, a path or
     a file. Generated tokens mix letters and digits inside each piece."""
     parts = [p for p in re.split(r"[-_/.:#+]", value) if p]
-    return len(parts) >= 3 and all(_SLUG_PART.fullmatch(p) for p in parts)
+    if len(parts) >= 3 and all(_SLUG_PART.fullmatch(p) for p in parts):
+        return True
+    words = sum(len(p) for p in parts if re.fullmatch(r"[A-Za-z]{3,}", p))
+    return len(parts) >= 2 and words >= 0.6 * len(value)  # SECRET-TRAVERSAL-5b1e, api-v2-x7k
 
 
 def _sequential(value: str) -> bool:
@@ -178,8 +181,9 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     v = value.strip()
     if len(v) < 6 or _TRIVIAL.match(v) or PLACEHOLDER[:-1] in v or _DIGEST_PREFIX.match(v):
         return False
-    if not by_name:  # (base64 of text under a secret name is a credential: `user:password`)
-        return looks_random(v) and not _encoded_text(v)
+    if not by_name or by_name == "env":  # (base64 of text under a secret name: `user:pass`)
+        return looks_random(v) and not _encoded_text(v) or by_name == "env" and \
+            bool(re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", v))
     if by_name == "weak":
         return looks_random(v, 12)
     if by_name == "id":
@@ -190,11 +194,25 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     return bool(re.search(r"\d|[!@#%^&*+/=]", v)) or looks_random(v, 12)
 
 
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def judged_name(name: str) -> bool | str:
+    """``secret_name``, or ``"env"`` for an environment variable's name that says neither
+    secret nor identifier (``SIDEKIQ_LICENSE``, ``VAULT_UNSEAL_SHARE``): 32 hex digits or more
+    under it are a key (commit SHAs and digests live under ``*_SHA``, ``*_COMMIT``,
+    ``*_DIGEST``, ``*_VERSION``, which stay)."""
+    by_name = secret_name(name)
+    if by_name or not _ENV_NAME.fullmatch(name) or set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
+        return by_name
+    return "env"
+
+
 def _sub_env(m: re.Match[str]) -> str:
     name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
     if m.group(6):
         return m.group(0)  # `x = make_client(`: code
-    by_name = secret_name(name)
+    by_name = judged_name(name)
     if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
         return m.group(0)
     if not _worth_hiding(value, by_name):
@@ -205,7 +223,7 @@ def _sub_env(m: re.Match[str]) -> str:
 def _sub_colon(m: re.Match[str]) -> str:
     name = m.group(2)
     value = m.group(4) if m.group(3) else (m.group(5) or "").strip()
-    by_name = secret_name(name)
+    by_name = secret_name(name)  # (not judged_name: `LINUX_AMD64: <sha256>` in a checksum map)
     if not by_name and (set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)
                         or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):
         # Any other name is judged by its value, as NAME=value is; a bare `h1:...` (no space
@@ -219,10 +237,17 @@ def _sub_colon(m: re.Match[str]) -> str:
 
 
 def _sub_flag(m: re.Match[str]) -> str:
-    by_name = secret_name(m.group(1))
-    if not by_name or not _worth_hiding(m.group(3), by_name):
-        return m.group(0)
-    return m.group(0).replace(m.group(3), PLACEHOLDER, 1)
+    """A flag's value under a secret name, or random in all three character classes under any
+    other (``--seal <key>``; as for short flags in ``redaction_positions``)."""
+    name, value = m.group(1), m.group(3)
+    by_name = secret_name(name)
+    if by_name:
+        hide = _worth_hiding(value, by_name)
+    else:
+        hide = not set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS) and looks_random(value) \
+            and all(re.search(rx, value) for rx in (r"[a-z]", r"[A-Z]", r"\d")) \
+            and not _encoded_text(value)
+    return m.group(0).replace(value, PLACEHOLDER, 1) if hide else m.group(0)
 
 
 def _sub_url(m: re.Match[str]) -> str:

@@ -31,6 +31,7 @@ from harness.security.redaction_shapes import (
     PLACEHOLDER,
     _parts,
     _worth_hiding,
+    judged_name,
     literal,
     secret_name,
 )
@@ -40,7 +41,7 @@ def _hidden(value: str, name: str) -> bool:
     """A value under ``name`` is hidden when the name says secret and the value is a literal,
     or, whatever the name, when the value reads as generated key material (as ``NAME=value``
     in ``redaction_shapes``), unless the name says identifier or public."""
-    by_name = secret_name(name)
+    by_name = judged_name(name)
     if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
         return False
     return literal(value) and _worth_hiding(value, by_name)
@@ -58,6 +59,17 @@ def _sub_line(m: re.Match[str]) -> str:
         return m.group(0)
     quote = m.group(3) or ""
     return f"{m.group(1)}{quote}{PLACEHOLDER}{quote}{m.group(6)}"
+
+
+# --- key/value tables (`vault write` output, `Key    Value` columns) --------------------------
+_TABLE = re.compile(r"(?m)^([ \t]*([A-Za-z_][\w.-]*)[ \t]{2,})([^\s'\"=:]\S*)[ \t]*$")
+
+
+def _sub_table(m: re.Match[str]) -> str:
+    by_name = secret_name(m.group(2))
+    if not by_name or not _hidden(m.group(3), m.group(2)):
+        return m.group(0)
+    return m.group(1) + PLACEHOLDER
 
 
 # --- XML elements and name/value pairs ---------------------------------------------------------
@@ -279,6 +291,7 @@ _PASSES: tuple[tuple[str | re.Pattern[str], re.Pattern[str], Callable[[re.Match[
     ("- -", _YAML_ARGV, _sub_pair(3, 5)),
     ("", _CALL_PAIR, _sub_call_pair),
     (re.compile(r"[\w-]\.[\w-]+="), _DOTTED, _sub_dotted),
+    ("  ", _TABLE, _sub_table),
     ("=", _LINE, _sub_line),
 )
 

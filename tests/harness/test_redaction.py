@@ -272,3 +272,17 @@ def test_random_values_in_documents_are_redacted_whatever_their_name(template: s
     """As for NAME=value: key material under a name no list knows, in any document format."""
     secret = "Vb7Nm3Kq9Lp2Xw5Zr8Ty1Ui4Oa6Sd0FgHj2Kl4"
     assert secret not in redact(template.format(s=secret))
+
+
+@pytest.mark.parametrize("text, hidden", [
+    ("SIDEKIQ_LICENSE=ff691103f41b5f6dd771d0801a3adff3", True),
+    ("        - name: VAULT_UNSEAL_SHARE\n          value: ff691103f41b5f6dd771d0801a3adff3", True),
+    ("GITHUB_SHA=9c1185a5c5e9fc54612808977ee8f548b2258d31", False),
+    ("IMAGE_DIGEST=4bf5c2a1e9d8f7b6a5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2", False),
+    ("HOSTNAME=4c01db0b339c", False),
+    ("  LINUX_AMD64: 4bf5c2a1e9d8f7b6a5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2", False),
+])
+def test_long_hex_under_an_environment_variable_name(text: str, hidden: bool) -> None:
+    """32+ hex digits in an env var no identifier word names is a key; under *_SHA, *_DIGEST
+    or a checksum map's keys it is a digest."""
+    assert (redact(text) != text) is hidden
