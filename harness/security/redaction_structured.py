@@ -12,8 +12,16 @@ carry secrets in ways a single pair does not show:
   XML ``<add key="..." value="..."/>``;
 - whole-line assignments of INI, TOML, HCL/terraform and Java properties, whose ``=`` is aligned
   with spaces and whose names are dotted (``spring.datasource.password = ...``);
-- XML elements (``<password>...</password>``);
-- YAML block scalars (``token: |`` or ``>-``) whose value is on the following lines.
+- XML elements (``<password>...</password>``, ``<entry key="db.password">...</entry>``);
+- YAML block scalars (``token: |`` or ``>-``) whose value is on the following lines;
+- argument vectors (``["--api-token", "..."]``, YAML ``- --client-secret`` / ``- ...``),
+  dotted keys on command lines (``--set auth.rootPassword=...``, ``-Ddb.password=...``),
+  call and index pairs (``define('DB_PASSWORD', '...')``, ``os.environ["X"] = "..."``) and
+  key/value tables (``vault write`` output).
+
+Each value is judged as ``NAME=value`` is in ``redaction_shapes``: by the name when it says
+secret, by the value (random key material) whatever the name, never under an identifier or
+public name.
 
 Keys and document structure are kept; only values become ``[REDACTED]``. References and
 placeholders (``${VAR}``, ``{{ .Values.x }}``, ``<your-key>``) stay, as in every pass.
