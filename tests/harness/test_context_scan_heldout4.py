@@ -24,6 +24,7 @@ from harness.prompt_builder import build_prompt
 CASES = Path(__file__).parent / "context_files" / "heldout4"
 MISSES: dict[str, str] = {
     "comment-json-escaped-backtick": "a JSON \\u0060 escape in a comment is not decoded, so the command is not seen as one",
+    "wins-do-first": "authority handed over with no sign of an injected order: reads like the benign \"MEMORY.md wins\"",
 }
 """Case id -> why the scanner still gets it wrong."""
 
@@ -89,7 +90,8 @@ def test_authority_handed_to_another_file_is_judged_with_it(case: dict[str, Any]
         assert case["command_in"] in prompt.blocked_files, prompt.text
 
 
-@pytest.mark.parametrize("case", [c for c in _cases("split.yaml") if c.values[0]["expect"] == "blocked"])
+@pytest.mark.parametrize("case", [pytest.param(c.values[0], id=c.id) for c in _cases("split.yaml")
+                                  if c.values[0]["expect"] == "blocked"])
 def test_the_file_with_the_command_alone_is_not_what_blocks(case: dict[str, Any]) -> None:
     """The split cases test the joint judgement: the file with the command passes on its own."""
     row = case
