@@ -168,10 +168,17 @@ def _hide_block(lines: list[str], head: int, indent: int) -> int:
 
 
 def _redact_blocks(lines: list[str]) -> None:
+    """The block under a secret name goes whole; under any other name, each line that is one
+    token of key material (``license: |`` then a key), as a ``name: value`` on one line would."""
     for i, line in enumerate(lines):
         m = _BLOCK_HEAD.match(line)
         if m and secret_name(m.group(3)) is True:
             _hide_block(lines, i, _indent(line))
+        elif m and not set(_parts(m.group(3))) & (_ID_WORDS | _PUBLIC_WORDS):
+            for j in range(i + 1, _block_end(lines, i, _indent(line))):
+                token = lines[j].strip()
+                if token and " " not in token and _hidden(token, m.group(3)):
+                    lines[j] = lines[j][: _indent(lines[j])] + PLACEHOLDER
 
 
 # --- Kubernetes Secret, YAML -------------------------------------------------------------------
