@@ -112,6 +112,7 @@ class CommandGuard(Control):
         exist, so the shell-aware guard asks it (``shell_new_files``)."""
         if not self.config.shell_aware or verdict.pattern_id not in ("truncate-file", "script-truncate"):
             return False
+        # Imported here: the shell parser is loaded only by a shell-aware guard.
         from harness.security.shell_new_files import emptied_files
 
         targets = emptied_files(command)
