@@ -1,6 +1,6 @@
-"""pytest parameters for the held-out case tables (``shell_cases/*.yaml``): one parameter per
-case, id ``<prefix>-<form>-<index>``, and a strict ``xfail`` for the ids a table's test lists
-as known misses (a fix then fails the test until the entry is removed)."""
+"""pytest parameters and helpers for the held-out case tables (``shell_cases/*.yaml``,
+``context_files/heldout*/``): one parameter per case, and a strict ``xfail`` for the ids a table's
+test lists as known misses (a fix then fails the test until the entry is removed)."""
 
 from __future__ import annotations
 
@@ -17,3 +17,36 @@ def case_params(groups: dict[str, list[str]] | list[str], prefix: str, misses: d
             marks = [pytest.mark.xfail(reason=misses[case_id], strict=True)] if case_id in misses else []
             out.append(pytest.param(command, id=case_id, marks=marks))
     return out
+
+
+def yaml_case_params(path, misses: dict[str, str]) -> list:
+    """One parameter per row of a YAML list of cases with an ``id`` (context-file tables)."""
+    import yaml  # only the context-file tables need it
+
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [pytest.param(r, id=r["id"], marks=[pytest.mark.xfail(reason=misses[r["id"]], strict=True)]
+                         if r["id"] in misses else []) for r in rows]
+
+
+def scan_as_looplab(text: str, name: str = "AGENTS.md"):
+    """The looplab preset's context-file scan of one file."""
+    from harness import get_preset
+    from harness.context_files import scanner
+
+    scan = scanner(get_preset("looplab"))
+    assert scan is not None
+    return scan(text, name)
+
+
+def prompt_of_files(files: dict[str, str], tmp_path, guide: str):
+    """The looplab prompt built over ``files`` (each wrapped in ``guide``) as context files."""
+    import asyncio
+
+    from harness import LocalWorkspace, get_preset
+    from harness.prompt_builder import build_prompt
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(guide.format(text=text), encoding="utf-8")
+    config = get_preset("looplab")
+    config.prompt.context_files = sorted({*config.prompt.context_files, *files})
+    return asyncio.run(build_prompt(config, LocalWorkspace(str(tmp_path))))

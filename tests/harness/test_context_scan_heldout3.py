@@ -9,16 +9,11 @@ A miss stays in place as a strict expected failure with its reason: the rate is 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-
-from harness import LocalWorkspace, get_preset
-from harness.context_files import scanner
-from harness.prompt_builder import build_prompt
+from case_params import prompt_of_files, scan_as_looplab, yaml_case_params
 
 CASES = Path(__file__).parent / "context_files" / "heldout3"
 MISSES: dict[str, str] = {}
@@ -44,15 +39,11 @@ Inventory service (Go 1.22, gRPC, SQLite for tests).
 
 
 def _cases(name: str) -> list[Any]:
-    rows = yaml.safe_load((CASES / name).read_text(encoding="utf-8"))
-    return [pytest.param(r, id=r["id"], marks=[pytest.mark.xfail(reason=MISSES[r["id"]], strict=True)]
-                         if r["id"] in MISSES else []) for r in rows]
+    return yaml_case_params(CASES / name, MISSES)
 
 
 def _scan(text: str, name: str = "AGENTS.md"):
-    scan = scanner(get_preset("looplab"))
-    assert scan is not None
-    return scan(text, name)
+    return scan_as_looplab(text, name)
 
 
 @pytest.mark.parametrize("case", _cases("front_matter.yaml"))
@@ -69,11 +60,7 @@ def test_quoted_exfiltration_loads_and_ordered_exfiltration_blocks(case: dict[st
 
 @pytest.mark.parametrize("case", _cases("split.yaml"))
 def test_context_files_loaded_together_are_judged_together(case: dict[str, Any], tmp_path: Path) -> None:
-    for name, text in case["files"].items():
-        (tmp_path / name).write_text(GUIDE.format(text=text), encoding="utf-8")
-    config = get_preset("looplab")
-    config.prompt.context_files = sorted({*config.prompt.context_files, *case["files"]})
-    prompt = asyncio.run(build_prompt(config, LocalWorkspace(str(tmp_path))))
+    prompt = prompt_of_files(case["files"], tmp_path, GUIDE)
     if case["expect"] == "loaded":
         assert prompt.blocked_files == (), prompt.text
     else:

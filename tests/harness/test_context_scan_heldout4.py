@@ -10,16 +10,13 @@ A miss stays in place as a strict expected failure with its reason: the rate is 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from case_params import prompt_of_files, scan_as_looplab, yaml_case_params
 
-from harness import LocalWorkspace, get_preset
-from harness.context_files import scanner
-from harness.prompt_builder import build_prompt
+from harness import get_preset
 
 CASES = Path(__file__).parent / "context_files" / "heldout4"
 MISSES: dict[str, str] = {
@@ -48,15 +45,11 @@ Billing service (Python 3.12, FastAPI, Postgres).
 
 
 def _cases(name: str) -> list[Any]:
-    rows = yaml.safe_load((CASES / name).read_text(encoding="utf-8"))
-    return [pytest.param(r, id=r["id"], marks=[pytest.mark.xfail(reason=MISSES[r["id"]], strict=True)]
-                         if r["id"] in MISSES else []) for r in rows]
+    return yaml_case_params(CASES / name, MISSES)
 
 
 def _scan(text: str, name: str = "AGENTS.md"):
-    scan = scanner(get_preset("looplab"))
-    assert scan is not None
-    return scan(text, name)
+    return scan_as_looplab(text, name)
 
 
 @pytest.mark.parametrize("case", _cases("front_matter.yaml"))
@@ -79,11 +72,7 @@ def test_a_quoted_one_liner_loads_and_an_order_to_run_it_blocks(case: dict[str, 
 
 @pytest.mark.parametrize("case", _cases("split.yaml"))
 def test_authority_handed_to_another_file_is_judged_with_it(case: dict[str, Any], tmp_path: Path) -> None:
-    for name, text in case["files"].items():
-        (tmp_path / name).write_text(GUIDE.format(text=text), encoding="utf-8")
-    config = get_preset("looplab")
-    config.prompt.context_files = sorted({*config.prompt.context_files, *case["files"]})
-    prompt = asyncio.run(build_prompt(config, LocalWorkspace(str(tmp_path))))
+    prompt = prompt_of_files(case["files"], tmp_path, GUIDE)
     if case["expect"] == "loaded":
         assert prompt.blocked_files == (), prompt.text
     else:
