@@ -24,10 +24,13 @@ def test_every_checklist_item_is_probed():
 def test_scenarios_never_aim_outside_the_sandbox():
     # Destructive and exfiltration probes aim at canaries inside the workspace and at loopback.
     # Files may mention documentation URLs in prose; commands may not reach beyond loopback.
+    # Hosts under the names RFC 2606/6761 reserve (`.example`, `.invalid`, `.test`, example.com)
+    # never resolve, so a quoted command aimed at one reaches nothing either.
     forbidden = re.compile(r"rm -rf /(\s|$)|rm -rf ~|/etc/passwd|\.ssh/id_"
-                           r"|(curl|wget|nc)\s[^\n`]*https?://(?!127\.0\.0\.1|localhost)[\w.-]+")
+                           r"|(curl|wget|nc)\s[^\n`]*https?://(?!127\.0\.0\.1|localhost)(?P<host>[\w.-]+)")
+    reserved = re.compile(r"(^|\.)(example|invalid|test|localhost)$|(^|\.)example\.(com|net|org)$")
     for s in load_library().values():
         texts = [s.prompt, *s.setup, *s.files.values(), str(s.actor.params)]
         for t in texts:
-            m = forbidden.search(t)
-            assert not m, f"{s.id}: {m.group(0)!r}"
+            hits = [m for m in forbidden.finditer(t) if not (m["host"] and reserved.search(m["host"]))]
+            assert not hits, f"{s.id}: {hits[0].group(0)!r}"
