@@ -50,6 +50,13 @@ class Workspace(Protocol):
     async def write_file(self, path: str, content: str) -> None: ...
 
 
+def innermost(workspace: Workspace) -> Workspace:
+    """The workspace under any wrappers (a call's write gate, deadlines): where the files are."""
+    while isinstance(getattr(workspace, "inner", None), Workspace):
+        workspace = workspace.inner  # type: ignore[attr-defined]
+    return workspace
+
+
 class LocalWorkspace:
     """A directory on this machine. Commands run with ``bash -c`` in that directory.
 

@@ -26,7 +26,7 @@ from harness.security.config import CommandGuardConfig
 from harness.security.patterns import Pattern, load_patterns, load_texts
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
-from harness.workspace import LocalWorkspace, Workspace
+from harness.workspace import LocalWorkspace, Workspace, innermost
 
 _SHAPE_PATTERNS = ("fork-bomb",)
 """Regexes still applied in shell-aware mode: shapes of a whole line, not programs."""
@@ -122,8 +122,7 @@ class CommandGuard(Control):
 async def _any_exists(workspace: Workspace, paths: list[str]) -> bool:
     """Whether any of ``paths`` (relative to the root) exists, a dangling symlink included;
     True when a remote workspace cannot answer (fail closed)."""
-    while isinstance(getattr(workspace, "inner", None), Workspace):
-        workspace = workspace.inner  # type: ignore[attr-defined]  # a wrapper (write gate)
+    workspace = innermost(workspace)
     if isinstance(workspace, LocalWorkspace):
         return any(os.path.lexists(os.path.join(workspace.root, p)) for p in paths)
     items = " ".join(shlex.quote(p) for p in paths)

@@ -20,7 +20,7 @@ from harness.prompts import load_prompt
 from harness.security.config import PathGuardConfig
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
-from harness.workspace import LocalWorkspace, Workspace
+from harness.workspace import LocalWorkspace, Workspace, innermost
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,7 @@ class PathCheck:
 
 async def check_path(workspace: Workspace, path: str) -> PathCheck:
     """Resolve ``path`` (relative to the workspace root) and say whether it stays inside."""
-    while isinstance(getattr(workspace, "inner", None), Workspace):
-        workspace = workspace.inner  # type: ignore[attr-defined]  # a wrapper (write gate)
+    workspace = innermost(workspace)
     if isinstance(workspace, LocalWorkspace):
         return _check_local(workspace.root, path)
     return await _check_remote(workspace, path)
@@ -95,9 +94,7 @@ class PathGuard(Control):
 
 def _root(workspace: Workspace) -> str:
     """The root as the shell sees it (``$PWD`` at the start of a command line)."""
-    while isinstance(getattr(workspace, "inner", None), Workspace):
-        workspace = workspace.inner  # type: ignore[attr-defined]
-    return str(workspace.root)
+    return str(innermost(workspace).root)
 
 
 def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck) -> ToolOutcome:
@@ -111,8 +108,7 @@ def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck
 async def check_shell_paths(workspace: Workspace, words: list[tuple[str, str]]) -> list[PathCheck]:
     """Each ``(cwd, word)`` of a shell command resolved inside the workspace (one ``realpath``
     for all of them on a remote workspace). ``~`` is the workspace's home directory."""
-    while isinstance(getattr(workspace, "inner", None), Workspace):
-        workspace = workspace.inner  # type: ignore[attr-defined]
+    workspace = innermost(workspace)
     if not words:
         return []
     if isinstance(workspace, LocalWorkspace):
