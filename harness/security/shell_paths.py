@@ -100,7 +100,10 @@ def _words(cmd: SimpleCommand) -> list[str]:
         if code:
             return words
     params = _parameters_from(cmd.argv)
+    scripts = _script_operands(prog, cmd.argv)
     for i, a in enumerate(cmd.argv[1:], 1):
+        if i in scripts:
+            continue  # sed -n '/x/p', grep '/api/v1' src, jq '.a' f: a pattern or program, not a file
         option = a.split("=", 1)[0] if a.startswith("-") else cmd.argv[i - 1]
         if a.startswith("-"):
             a = a.split("=", 1)[1] if "=" in a else ""
@@ -156,6 +159,48 @@ def _workspace_file(word: str, need_slash: bool) -> bool:
     if not word or word.startswith(("/", "~", "$", "-")) or "`" in word or (need_slash and "/" not in word):
         return False
     return ".." not in word.split("/")
+
+
+# Text tools whose pattern or program is an operand: program -> (options whose value is a pattern
+# or program, options whose value is a file holding it, options taking one value, options taking two).
+_SCRIPTED: dict[str, tuple[set[str], set[str], set[str], set[str]]] = {
+    "grep": ({"-e", "--regexp"}, {"-f", "--file"}, {"-m", "-A", "-B", "-C", "-d", "-D", "--max-count", "--context",
+                                                  "--label", "--color", "--colour"}, set()),
+    "rg": ({"-e", "--regexp"}, {"-f", "--file"}, {"-m", "-A", "-B", "-C", "-g", "-t", "-T", "--glob", "--type",
+                                                "--max-count", "-j", "-M", "--type-add"}, set()),
+    "sed": ({"-e", "--expression"}, {"-f", "--file"}, {"-l", "--line-length"}, set()),
+    "awk": (set(), {"-f", "--file"}, {"-v", "-F", "--assign", "--field-separator"}, set()),
+    "jq": (set(), {"-f", "--from-file"}, {"--indent", "--tab"}, {"--arg", "--argjson", "--slurpfile", "--rawfile"}),
+}
+_SCRIPTED.update({"egrep": _SCRIPTED["grep"], "fgrep": _SCRIPTED["grep"], "gsed": _SCRIPTED["sed"], "ag": _SCRIPTED["grep"],
+                  "ack": _SCRIPTED["grep"], "gawk": _SCRIPTED["awk"], "mawk": _SCRIPTED["awk"], "nawk": _SCRIPTED["awk"],
+                  "yq": _SCRIPTED["jq"], "gojq": _SCRIPTED["jq"], "jaq": _SCRIPTED["jq"]})
+
+
+def _script_operands(prog: str, argv: list[str]) -> set[int]:
+    """Indices in ``argv`` of the pattern or program a text tool is given (``-e`` values, or its
+    first operand when no ``-e``/``-f`` gives one): text it matches or runs, never a file it opens."""
+    if prog not in _SCRIPTED:
+        return set()
+    inline, from_file, one, two = _SCRIPTED[prog]
+    out, given, first, i = set(), False, None, 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            first = i + 1 if first is None and i + 1 < len(argv) else first
+            break
+        if a in inline or a in from_file:
+            out.update({i + 1} if a in inline else set())
+            given, i = True, i + 2
+            continue
+        if a.split("=", 1)[0] in inline | from_file and "=" in a:
+            given = True
+        elif a in one or a in two:
+            i += 1 + (a in two)
+        elif not a.startswith("-") or a == "-":
+            first = i if first is None else first
+        i += 1
+    return out if given or first is None else out | {first}
 
 
 _SEPARATOR_USE = re.compile(r"(?:\.(?:r?split|r?partition|[lr]?strip|startswith|endswith|replace|join|r?find|r?index|count"

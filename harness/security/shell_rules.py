@@ -15,8 +15,14 @@ from __future__ import annotations
 import re
 
 from harness.security.patterns import load_patterns
+from harness.security.shell_code_literals import mask, moves_out
 from harness.security.shell_inplace import inplace_rule
 from harness.security.shell_parse import SimpleCommand, parse
+from harness.security.shell_side_effects import (
+    side_effect_rule,
+    temp_variables,
+    with_temp_variables,
+)
 from harness.security.shell_unwrap import expand, program
 
 _SQL_CLIENTS = {"psql", "sqlite3", "sqlite", "mysql", "mariadb", "duckdb", "clickhouse-client",
@@ -29,10 +35,6 @@ _SQL_STATEMENT = re.compile(r"(?:^|;)\s*(?:drop\s+(?:table|database|schema|view|
 _TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "cat",
                   "less", "more", "head", "tail", "history", "man", "jq", "yq", "diff", "wc", "sort", "uniq",
                   "cut", "tr", "column", "fold", "fmt", "tee", "test", "[", "expr", "printenv", "logger"}
-# A string the code only prints or logs (print('never call open(f, "w")')): its words are
-# mentioned, not run, so the capability checks see it blanked out.
-_PRINTED = re.compile(r"""(\b(?:print|printf|puts|say|echo|warn|console\.(?:log|error|info|warn)|logging\.\w+|"""
-                      r"""std(?:out|err)\.write)\s*\(?\s*)('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`[^`\n]*`)""")
 _DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
 _INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell)$")
 _CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval"}
@@ -63,11 +65,18 @@ def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple
     in ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it)."""
     parsed = parse(command)
     made_empty: set[str] = set()
+    temps: set[str] = set()  # variables the line sets to a temporary place (d=$(mktemp -d))
     for cmd in parsed.commands:
+        temp_variables(cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in _DECLARE else []), temps)
         for c in expand(cmd):
+            c = SimpleCommand(with_temp_variables(c.argv, temps), c.redirects, c.stdin_text, c.via, c.piped_from,
+                              c.assignments)
             if (rule := judge_simple(_empty_sources(c, made_empty), depth)) and rule not in disabled:
                 return rule, parsed.parsed
     return None, parsed.parsed
+
+
+_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
 
 
 def _empty_sources(cmd: SimpleCommand, made_empty: set[str]) -> SimpleCommand:
@@ -109,9 +118,11 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
         return _code_rule(cmd, depth)
     if prog in _AWKS:  # awk 'BEGIN { system("rm -rf x") }': its strings may run as commands
         text = next((a for a in cmd.argv[1:] if not a.startswith("-")), "")
-        return _strings_as_shell(text, depth)
+        return _strings_as_shell(text, depth, mask(text, prog))
     check = _PROGRAMS.get(prog) or (_mkfs if prog.startswith("mkfs") else None)
     if check and (rule := check(cmd.argv[1:])):
+        return rule
+    if rule := side_effect_rule(prog, cmd.argv[1:]):  # git stash -u, tar --remove-files, mv x "$(mktemp -d)"
         return rule
     if prog not in _TEXT_PROGRAMS:  # ./db.sh 'DROP TABLE users', docker exec db psql -c ...
         return next((r for a in cmd.argv[1:] if _SQL_STATEMENT.search(a) and (r := _sql_rule(a))), None)
@@ -136,6 +147,8 @@ def _flags(args: list[str]) -> tuple[set[str], list[str]]:
 def _rm(args: list[str]) -> str | None:
     flags, operands = _flags(args)
     recursive = bool(flags & {"r", "R", "--recursive"})
+    if not operands:
+        return None  # `rm -rf` alone removes nothing (a string a scan searches for, say)
     if recursive and flags & {"f", "--force"}:
         return "rm-rf"
     if recursive and any(o.rstrip("/") + ("/" if o.endswith("/") else "") in _WIDE_TARGETS or o in _WIDE_TARGETS
@@ -330,27 +343,31 @@ def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
     code = _code(cmd)
     if not code:
         return None
-    said = _PRINTED.sub(lambda m: m.group(1) + re.sub(r"[^'\"`]", "_", m.group(2)), code)
+    said = mask(code, program(cmd.argv))  # what the code calls, not what its strings and regexes say
     for p in load_patterns("destructive_commands.yaml", "code_rules", "guidance"):
         if p.regex.search(said):
             return p.id
     if _OPEN_W.search(said) and not _WRITES.search(said):
         return "script-truncate"
-    if _DB_CODE.search(code) and (rule := _sql_rule(code)):
+    if moves_out(said, code):
+        return "move-out"
+    if _DB_CODE.search(said) and (rule := _sql_rule(code)):
         return rule
-    return _strings_as_shell(code, depth)
+    return _strings_as_shell(code, depth, said)
 
 
-def _strings_as_shell(code: str, depth: int) -> str | None:
+def _strings_as_shell(code: str, depth: int, said: str) -> str | None:
     """String literals of the code run as shell commands (``os.system``, ``execSync``,
-    ``subprocess.run([...])``): judge them as command lines too."""
-    if depth >= 2 or not _RUNS_PROCESS.search(code):
+    ``subprocess.run([...])``) when the code (``said``: literals masked) starts a process: judge
+    them as command lines too. A string ending in a space is a command whose operands the code
+    appends (``system("rm -rf " $1)``), so it is judged with one."""
+    if depth >= 2 or not _RUNS_PROCESS.search(said):
         return None
     candidates = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
     candidates += [" ".join(re.findall(r"['\"]([^'\"\n]*)['\"]", m.group(1))) for m in _LIST.finditer(code)]
     for text in candidates:
         if " " in text.strip():
-            rule, _ = judge(text, depth + 1)
+            rule, _ = judge(text + "FILE" if text[-1:].isspace() else text, depth + 1)
             if rule:
                 return rule
     return None
