@@ -52,7 +52,7 @@ def _uses(word: str, known: set[str]) -> re.Match[str] | None:
     return re.match(r"\$(?:\{(?:" + names + r")\}|(?:" + names + r")\b)", word)
 
 
-def _split(args: list[str], value_opts: set[str] = frozenset()) -> tuple[set[str], list[str]]:
+def _split(args: list[str], value_opts: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], list[str]]:
     """Short flag letters, long flags (without ``=value``) and operands; ``value_opts`` take the next word."""
     flags, operands, done, skip = set(), [], False, False
     for a in args:
