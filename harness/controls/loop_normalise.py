@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from harness.controls.loop_cwd import cd_target
 from harness.controls.loop_names import flat, name_keys
 from harness.controls.loop_paths import path_key
 from harness.controls.loop_shell import equals_flags, inline_script, simple_key
@@ -71,17 +72,24 @@ def shell_key(command: str, root: str | None = None, bind: frozenset[str] = froz
 
 
 def commands_key(
-    commands: list[SimpleCommand], depth: int, root: str | None = None, bind: frozenset[str] = frozenset()
+    commands: list[SimpleCommand], depth: int, root: str | None = None, bind: frozenset[str] = frozenset(),
+    cwd: str = "",
 ) -> list[Any]:
+    """Each simple command's key, read from the directory the ``cd``s before it moved to
+    (``loop_cwd``: ``cd tools && ./gen.sh`` is ``./tools/gen.sh``)."""
     out: list[Any] = []
     for c in commands:
+        moved = cd_target(c.argv, cwd, root)
+        if moved is not None:
+            cwd = moved
+            continue
         inner = inline_script(c.argv)
         if inner is not None and depth < 3:  # `bash -c "make lint"` runs `make lint`
             parsed = parse(inner)
             if parsed.parsed:
-                out.extend(commands_key(parsed.commands, depth + 1, root, bind))
+                out.extend(commands_key(parsed.commands, depth + 1, root, bind, cwd))
                 continue
-        out.append(simple_key(c.argv, c.redirects, root, bind))
+        out.append(simple_key(c.argv, c.redirects, root, bind, cwd))
     return out
 
 

@@ -18,20 +18,29 @@ import posixpath
 import re
 from typing import Any
 
+from harness.controls.loop_cwd import Relative, chdir_option
 from harness.controls.loop_paths import path_key
+from harness.controls.loop_wrappers import unwrap
 
 _SHELLS = re.compile(r"^(?:ba|da|z|k|)sh$")
 _INTERPRETERS = re.compile(r"^(?:(?:ba|da|z|k|)sh|python[\d.]*|pypy[\d.]*|node|ruby|perl|php)$")
-"""Programs that run the script named by their first word: ``sh run.sh`` runs ``run.sh``."""
-_WRAPPERS = {"command", "exec", "builtin", "nohup", "time"}
-"""Words that run the rest of the line as it stands (``command ./run.sh`` is ``./run.sh``)."""
+"""Programs that run the script named by their first operand: ``sh run.sh`` runs ``run.sh``."""
+_INTERPRETER_VALUED = frozenset("-W -X -o -O -r -I --require --loader --import".split())
+"""Interpreter options followed by a separate value (``python -W ignore``, ``bash -o pipefail``)."""
+_INTERPRETER_CODE = frozenset("-c -e -E -p --eval --print".split())
+"""Options whose value is the program text itself: the call is that code, kept as written."""
 _ATTACHED = re.compile(r"^-([A-Za-z]+)(\d+)$")
 """Short flags with a number attached: ``-n5`` is ``-n 5``."""
+_SCRIPT_SUFFIX = re.compile(r"(?:/__main__)?\.py$")
+"""``python app/cli.py``, ``python -m app.cli`` and ``./app/cli.py`` run one file (a package's
+``__main__.py`` is what ``python -m pkg`` runs)."""
 
 
 def program_key(word: str) -> str:
-    """The program as the shell finds it: a path normalised (``././run.sh`` -> ``run.sh``), and
-    a program under a ``bin`` directory by its name (``/usr/bin/git`` is what ``git`` runs)."""
+    """The program as the shell finds it: a path normalised (``././run.sh`` -> ``run.sh``), a
+    program under a ``bin`` directory by its name (``/usr/bin/git`` is what ``git`` runs), and a
+    Python script by its module path (``app/cli.py`` = ``python -m app.cli`` = ``app/cli``)."""
+    word = _SCRIPT_SUFFIX.sub("", word) if word.endswith(".py") else word
     if "/" not in word:
         return word
     path = posixpath.normpath(word)
@@ -42,30 +51,63 @@ def program_key(word: str) -> str:
 
 def program_argv(argv: list[str]) -> list[str]:
     """``argv`` without the wrappers and interpreters in front of the program that does the
-    work: ``command sh ./run.sh -x`` -> ``./run.sh -x``."""
-    argv = list(argv)
-    while len(argv) > 1 and program_key(argv[0]) in _WRAPPERS and not argv[1].startswith("-"):
-        argv = argv[1:]
-    if len(argv) > 1 and _INTERPRETERS.match(program_key(argv[0])) and not argv[1].startswith("-"):
-        argv = argv[1:]
-    return argv
+    work: ``timeout 30 sh ./run.sh -x`` -> ``./run.sh -x`` (``loop_wrappers``)."""
+    return command_argv(argv)[0]
+
+
+def command_argv(argv: list[str]) -> tuple[list[str], str, bool]:
+    """``program_argv``; ``"xargs>"`` when the program runs through ``xargs``; and whether the
+    program is a file named by its path (``./gen.sh``, ``python app.py``), not a command."""
+    argv, via = unwrap(list(argv))
+    run = _interpreted(argv)
+    return run, via, bool(run) and ("/" in run[0] or run is not argv)
+
+
+def _interpreted(argv: list[str]) -> list[str]:
+    """The script an interpreter runs, past the interpreter's own options (``python -u x.py``
+    runs ``x.py``); ``python -m pkg.mod`` runs ``pkg/mod.py``. Inline code stays as it is."""
+    if len(argv) < 2 or not _INTERPRETERS.match(program_key(argv[0])):
+        return argv
+    i = 1
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        word = argv[i]
+        if word in _INTERPRETER_CODE or (_SHELLS.match(program_key(argv[0])) and _has_c(word)):
+            return argv
+        if word == "-m" and i + 1 < len(argv) and argv[0].startswith(("python", "pypy")):
+            return [argv[i + 1].replace(".", "/") + ".py", *argv[i + 2:]]
+        i += 2 if word in _INTERPRETER_VALUED else 1
+    return argv[i:] if i < len(argv) else argv
+
+
+def _has_c(word: str) -> bool:
+    """A shell's short-option cluster that includes ``-c`` (``-c``, ``-lc``, ``-euxc``)."""
+    return not word.startswith("--") and "c" in word[1:] and word[1:].isalpha()
 
 
 def inline_script(argv: list[str]) -> str | None:
-    """The command line a shell runs with ``-c`` (``bash -c "make lint"``), if that is the call."""
+    """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``zsh -l -c``,
+    ``bash -o pipefail -ec``), if that is the call."""
     argv = program_argv(argv)
-    if len(argv) >= 3 and _SHELLS.match(program_key(argv[0])) and argv[1] in ("-c", "-lc", "-ec"):
-        return argv[2]
-    return None
+    if len(argv) < 3 or not _SHELLS.match(program_key(argv[0])):
+        return None
+    i, found = 1, False
+    while i < len(argv) and argv[i][:1] in "-+" and argv[i] not in ("-", "--"):
+        found = found or _has_c(argv[i])
+        i += 2 if argv[i] in ("-o", "+o", "-O", "+O") else 1
+    return argv[i] if found and i < len(argv) else None
 
 
 def simple_key(
     argv: list[str], redirects: list[tuple[str, str]], root: str | None = None,
-    bind: frozenset[str] = frozenset(),
+    bind: frozenset[str] = frozenset(), cwd: str = "",
 ) -> list[Any]:
     """``[program, sorted flags, operands in order, sorted redirections]``. A long flag in
-    ``bind`` followed by a word takes that word as its value (``--env prod`` = ``--env=prod``)."""
-    argv = program_argv(argv)
+    ``bind`` followed by a word takes that word as its value (``--env prod`` = ``--env=prod``).
+    ``cwd``: the directory a ``cd`` before it moved to (``loop_cwd``), which relative paths are
+    read from; the program's own ``-C dir`` (``make``, ``git``) moves it the same way."""
+    argv, via, is_path = command_argv(argv)
+    argv, cwd = chdir_option(argv, cwd, root)
+    at = Relative(cwd, root)
     flags: set[str] = set()
     operands: list[str] = []
     words = argv[1:]
@@ -74,7 +116,7 @@ def simple_key(
         a = words[i]
         i += 1
         if a == "--":  # end of options: the rest are operands, even with a leading dash
-            operands.extend(path_key(w, root) for w in words[i:])
+            operands.extend(at.path(w) for w in words[i:])
             break
         attached = _ATTACHED.match(a)
         if a in bind and i < len(words) and not words[i].startswith("-"):
@@ -89,9 +131,11 @@ def simple_key(
             flags.update(f"-{ch}" for ch in attached.group(1))
             operands.append(attached.group(2))
         else:
-            operands.append(path_key(a, root))
-    program = [program_key(argv[0])] if argv else []
-    return [program, sorted(flags), operands, sorted((op, path_key(t, root)) for op, t in redirects)]
+            operands.append(at.path(a))
+    # `/ws/bin/x` = `bin/x`; a script named by its path is read from the working directory.
+    program = [via + program_key(at.path(argv[0]) if is_path else path_key(argv[0], root))] if argv else []
+    key = [program, sorted(flags), operands, sorted((op, at.path(t)) for op, t in redirects)]
+    return key if not cwd or at.moved else [*key, {"cwd": cwd}]
 
 
 _EQUALS_FLAG = re.compile(r"(?<![^\s'\"])(--[A-Za-z0-9][\w-]*)=")

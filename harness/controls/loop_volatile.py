@@ -1,7 +1,8 @@
 """Tokens that change on every poll without saying anything about progress (``mask_volatile``).
 
 A poll that makes no progress rarely returns the same bytes: a clock, an elapsed time or age, a
-PID, a request id, a heartbeat counter or a load average moves every time. They are recognised
+PID, a request id, a heartbeat counter or a load average moves every time (and more than
+clocks: ports, connection ids, temporary names, GC lines, ``loop_volatile_ids``). They are recognised
 by what they are (their shape, or a label that says what kind of number follows), not by the
 strings of one tool: timestamps in the usual formats (ISO 8601 and its compact form, RFC 2822 /
 HTTP dates, syslog, Apache, ``date(1)``, epoch seconds to nanoseconds), clock times, durations
@@ -23,6 +24,8 @@ import re
 
 import regex
 
+from harness.controls.loop_volatile_ids import mask_non_clock
+
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
 _DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\b,?"
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
@@ -32,6 +35,8 @@ _UNITS = (r"(?:ns|us|µs|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|da
 _LABEL_SEP = r"[\s:=#\"']*"
 _NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
 """After a number: it is not the count of a ``N/M`` or ``N of M`` (which is progress)."""
+_NOT_A_QUANTITY = r"(?!\s+[a-z]{2,}s\b)"
+"""After a number: it does not count things (``check: 3 objects alive`` is a quantity, not a tick)."""
 
 # (placeholder, pattern): order matters, whole timestamps before their parts, shapes that contain
 # numbers before the number rules.
@@ -76,7 +81,7 @@ _VOLATILE: list[tuple[str, str]] = [
     # not when they count towards a total (`request 3 of 10`, `#3/10`): that is progress.
     ("<count>", rf"(?i)(?:\b(?:attempt|retry|retries|try|poll|polls|iteration|iter|heartbeat|tick|seq|"
                 rf"sequence|request|req|check|round|loop|ping|probe|generation){_LABEL_SEP}#?|#)\d+"
-                rf"{_NOT_OF_TOTAL}"),
+                rf"{_NOT_OF_TOTAL}{_NOT_A_QUANTITY}"),
 ]
 _VOLATILE_RX = [(token, re.compile(rx)) for token, rx in _VOLATILE]
 _SPACE = re.compile(r"[ \t]+")
@@ -101,7 +106,7 @@ def mask_volatile(text: str) -> str:
 
 
 def _mask(text: str) -> str:
-    text = mask_animation(text)
+    text = mask_non_clock(mask_animation(text))
     for token, rx in _VOLATILE_RX:
         text = rx.sub(token, text)
     return _SPACE.sub(" ", text).strip()

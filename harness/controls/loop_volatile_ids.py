@@ -1,0 +1,67 @@
+"""Volatile tokens that are not clocks (``mask_volatile``, after ``mask_non_clock``).
+
+Between two polls that made no progress, more than the time moves: the kernel hands out a new
+ephemeral port for each connection, a server numbers its connections, ``tempfile``/``mktemp``
+and test runners make a new randomly named directory, an object lands at a new address or a new
+inode, a restarted pod gets a new name, the runtime's garbage collector logs new counts. Each is
+recognised by how the system makes it, not by the tools seen:
+
+- ports: the ephemeral range (32768-65535: Linux's default ``ip_local_port_range`` and IANA's
+  dynamic range) after a host, or any port a label calls local/source/client;
+- connection, socket, stream, channel and handle numbers and ids (singular label: ``connections:
+  3`` counts, ``connection 3`` names);
+- temporary names: ``tmp`` + random characters (Python ``tempfile``, ``mktemp``), a randomly named
+  entry straight under a temporary directory;
+- inode numbers; Kubernetes pod names (the ReplicaSet hash and suffix are drawn from the
+  alphabet of Kubernetes' ``rand.SafeEncodeString``); auto-numbered threads (``Thread-12``,
+  ``pool-3-thread-7``, ``goroutine 41``);
+- garbage-collector log lines (CPython ``gc:``, Go ``gctrace``, JVM unified logging ``GC(n)``/
+  ``[gc]``, V8 ``--trace-gc`` Scavenge/Mark-Compact lines): every number in such a line.
+
+What stays: unlabelled counts, ``N of M``, ports a server was told to use (below 32768), named
+files; a poll whose substance changes still differs.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EPHEMERAL = range(32768, 65536)
+_NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
+_SEP = r"[\s:=#\"']*"
+_SAFE = "bcdfghjklmnpqrstvwxz2456789"
+"""Kubernetes' ``rand`` alphabet (no vowels, no 0/1/3): pod and ReplicaSet suffixes."""
+
+_GC_LINE = re.compile(
+    r"(?im)^[^\n]*(?:^[ \t]*gc[:(]|\[gc[\],\]]|\bGC\(\d+\)|\bgc \d+ @|\bscavenge\b|\bmark-(?:sweep|compact)\b"
+    r"|\bgarbage[- ]collect)[^\n]*$")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_HOST_PORT = re.compile(r"((?:\d{1,3}(?:\.\d{1,3}){3}|\]|\blocalhost|\b[\w-]+(?:\.[\w-]+)+|\*)):(\d{5})\b(?!:\d)")
+_PORT_WORD = re.compile(r"(?i)(\bport\s+)(\d{5})\b")
+
+_TOKENS: list[tuple[str, re.Pattern[str]]] = [
+    ("<port>", re.compile(rf"(?i)\b(?:local|source|src|client|ephemeral|peer)[ _-]?port{_SEP}\d+|\b[ls]port{_SEP}\d+")),
+    ("<conn>", re.compile(rf"(?i)\b(?:conn(?:ection)?|client|socket|sock|stream|channel|handle|cursor|lease|fd)"
+                          rf"[ _-]?id{_SEP}[\w.:-]+|\b(?:conn(?:ection)?|socket|fd|cid|sid){_SEP}#?\d+{_NOT_OF_TOTAL}")),
+    ("<inode>", re.compile(rf"(?i)\b(?:inode|ino|i-node)\b{_SEP}\d+")),
+    ("<tmp>", re.compile(r"\btmp[._-]?(?=[A-Za-z0-9_]*[0-9A-Z])[A-Za-z0-9_]{6,16}\b")),
+    ("<pod>", re.compile(rf"(?<=[a-z0-9]-)[{_SAFE}]{{6,10}}-[{_SAFE}]{{5}}\b|(?<=[a-z0-9]-)(?=[{_SAFE}]*\d)(?=[{_SAFE}]*[a-z])[{_SAFE}]{{5}}\b(?![-.])")),
+    ("<thread>", re.compile(r"\b(?:Thread-\d+(?:\s\(\w+\))?|ThreadPoolExecutor-\d+_\d+|pool-\d+-thread-\d+|"
+                            r"ForkJoinPool[\w.]*-worker-\d+|goroutine \d+)")),
+]
+_TEMP_DIR_ENTRY = re.compile(r"((?:^|[\s'\"=(])(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[^\s/]+/[^\s/]+/T)/)"
+                             r"(?=[^\s/]*\d)(?=[^\s/]*[A-Za-z])[^\s/]{6,}")
+
+
+def mask_non_clock(text: str) -> str:
+    """``text`` with the volatile tokens above replaced by placeholders."""
+    text = _GC_LINE.sub(lambda m: _NUMBER.sub("<n>", m.group(0)), text)
+    for token, rx in _TOKENS:  # labelled first: `local port 30911` is volatile below 32768 too
+        text = rx.sub(token, text)
+    text = _HOST_PORT.sub(lambda m: m.group(1) + ":" + _port(m.group(2)), text)
+    text = _PORT_WORD.sub(lambda m: m.group(1) + _port(m.group(2)), text)
+    return _TEMP_DIR_ENTRY.sub(r"\1<tmp>", text)
+
+
+def _port(number: str) -> str:
+    return "<port>" if int(number) in _EPHEMERAL else number
