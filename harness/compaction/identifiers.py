@@ -32,6 +32,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b" + _URL_TAIL)),
     ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=(?!=)[^\s'\"`,;]+")),
     ("base64", re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{20,}={0,2}(?![\w+/=.-])")),
+    # A long run of digits alone (a snowflake or 64-bit id, an account number): neither a SHA
+    # nor an opaque token (no letters), yet no summary can rebuild it. Not a decimal's
+    # fraction, a grouped amount (``1,234,567``) or a signed number's tail; before ``sha``,
+    # which would blank it as a hex run without letters.
+    ("number", re.compile(r"(?<![\w.,+])(?<![\w.,+]-)\d{10,40}(?![\w]|[.,]\d)")),
     # Not a dotted part of a longer token (``1.4.2+sha.5114f85`` is one build tag).
     ("sha", re.compile(r"(?<![\w-])(?<!\w[.+])[0-9a-fA-F]{7,64}(?![\w-]|[.+]\w)")),
     # Any other opaque token: alnum runs joined by separators (a MAC, a pod, a build tag, a
@@ -47,8 +52,11 @@ _PASS_THROUGH = frozenset({"ipv6", "base64", "token"})
 """Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
 address; a hex SHA matched by the base64 pattern is still a SHA; ``job-4417.lock`` is a file
 name)."""
-_RANK = {kind: i for i, (kind, _) in enumerate(_PATTERNS)}
-"""Opacity order for the cap: the order of ``_PATTERNS`` (paths, less opaque, come last)."""
+_RANK: dict[str, float] = {kind: i for i, (kind, _) in enumerate(_PATTERNS)}
+_RANK["number"] = _RANK["sha"] + 0.5
+"""Opacity order for the cap: the order of ``_PATTERNS`` (paths, less opaque, come last), but
+numbers after SHAs: in a column of hex checksums a few are digits only, and the checksums with
+letters are the ones the cap must keep first."""
 _ISO_TIME = re.compile(r"^\d{4}-?\d{2}-?\d{2}[T_ ]?\d{2}(?::?\d{2})")
 _ALNUM_RUN = re.compile(r"[A-Za-z]+|\d+")
 _TRAILING = ".,;:!?"
@@ -185,6 +193,14 @@ def progress_lines(text: str, keep: int = 5) -> list[tuple[str, str, str]]:
     return list(latest.values())[-keep:]
 
 
+def _kept(kind: str, token: str, summary: str) -> bool:
+    """Whether the summary carries ``token`` verbatim. A number must stand alone: the first
+    digits of a longer number (a paraphrase that appended or rounded digits) are not it."""
+    if kind != "number":
+        return token in summary
+    return re.search(rf"(?<!\d){token}(?!\d)", summary) is not None
+
+
 def _progress_in(summary: str, done: str, total: str) -> bool:
     return bool(re.search(rf"(?<!\d){done}\s*(?:/|of|out of)\s*{total}(?!\d)", summary))
 
@@ -229,7 +245,7 @@ def verify_summary(
     result = Verification()
     parts: list[str] = []
     if identifiers:
-        scanned = [(k, t, at) for k, t, at in _scan_identifiers(text) if t not in summary]
+        scanned = [(k, t, at) for k, t, at in _scan_identifiers(text) if not _kept(k, t, summary)]
         if len(scanned) > max_identifiers:  # over the cap: most opaque kinds, then most recent
             scanned.sort(key=lambda kta: (_RANK[kta[0]], -kta[2]))
             scanned = scanned[:max_identifiers]

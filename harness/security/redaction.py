@@ -6,7 +6,8 @@ found by shape and entropy (``redaction_shapes``: unlisted ``NAME=value`` assign
 tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``) or by the position their
 syntax gives them (``redaction_positions``: netrc, pgpass, password flags) or by the document
 that holds them (``redaction_structured``: Kubernetes Secrets, name/value pairs, INI/TOML/HCL
-and properties lines, XML elements, YAML block scalars). Callers may add their
+and properties lines, XML elements, YAML block scalars; ``redaction_tables``: columns of CSV,
+Markdown, psql/mysql and aligned tables under a secret header). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 """
 
@@ -21,6 +22,7 @@ from harness.security.patterns import compile_extra, load_patterns
 from harness.security.redaction_positions import redact_positions
 from harness.security.redaction_shapes import redact_shapes
 from harness.security.redaction_structured import redact_structured
+from harness.security.redaction_tables import redact_tables
 
 PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
@@ -49,7 +51,7 @@ def _redact_known(text: str) -> str:
 def _redact_uncached(text: str) -> str:
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
-    return redact_positions(redact_shapes(redact_structured(text)))
+    return redact_positions(redact_shapes(redact_structured(redact_tables(text))))
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

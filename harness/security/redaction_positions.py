@@ -6,8 +6,10 @@ credential where no ``=`` or ``:`` names it; their syntax alone says what the va
 - netrc (``machine h login u password p``, one line or one token pair per line);
 - pgpass (``host:port:database:user:password``);
 - command-line flags: the conventional short password flag (``mysql -pSECRET``, ``sshpass -p
-  SECRET``), ``user:password`` after ``-u``/``--user`` (curl, wget), and any short flag whose
-  value reads like generated key material;
+  SECRET``, ``redis-cli -a``, ``ldapsearch -w``: on a line that connects as someone),
+  ``user:password`` after ``-u``/``--user`` (curl, wget; ``user%password`` of ``-U``),
+  single-dash long flags under a secret name (``-storepass``, openssl's ``-passin pass:...``),
+  and any short flag whose value reads like generated key material;
 - query strings of URLs without a scheme (``GET /dl?file=a&signature=...``: request lines, paths)
   and form-encoded bodies (``-d 'grant_type=...&client_secret=...'``).
 
@@ -27,6 +29,7 @@ from harness.security.redaction_shapes import (
     _worth_hiding,
     literal,
     looks_random,
+    secret_name,
 )
 
 
@@ -73,14 +76,42 @@ def _sub_glued_p(m: re.Match[str]) -> str:
     return m.group(0)
 
 
+_CONNECTS = re.compile(r"(?<![\w-])(?:-[uUlhD][ \t]*[^\s-]|--(?:user(?:name)?|login|host)\b)"
+                       r"|\w@[\w-]+(?:\.[\w-]+)*(?=[\s:]|$)|://|\b(?:login|auth)\b", re.IGNORECASE)
+"""A command that connects somewhere as someone: a user or host flag, ``user@host``, a URL,
+``login``/``auth`` (``docker login -u ci -p ...``, ``redis-cli -h cache -a ...``, ``sshpass -p
+... ssh deploy@host``, ``ldapsearch -D ... -w ...``). On such a line the conventional password
+flags' values are passwords even when they read as words and digits."""
+_PASSWORD_LETTERS = "paw"
+
+
+def _line_of(m: re.Match[str]) -> str:
+    text = m.string
+    end = text.find("\n", m.end())
+    return text[text.rfind("\n", 0, m.start()) + 1:end if end >= 0 else len(text)]
+
+
+def _password_like(value: str) -> bool:
+    """A human-made password: a literal with letters and a digit or a symbol, 8 characters or
+    a symbol, not a number, port map, path, file or host name."""
+    if not _worth_hiding(value, True) or not re.search(r"[^\W\d_]", value) \
+            or re.search(r"\.[A-Za-z]{2,5}$|^[\w-]+(?:\.[\w-]+){2,}$|/", value):
+        return False
+    return len(value) >= 8 or bool(re.search(r"[^\w.-]", value))
+
+
 def _sub_spaced(m: re.Match[str]) -> str:
     """``-p VALUE`` is a password when it reads like one (``ssh -p 2222``, ``mysql -p db``,
-    ``mkdir -p dir`` stay); any other short flag only when its value is random in all three
-    character classes (a ULID or a pod name after ``-r`` or ``-n`` is an identifier)."""
+    ``mkdir -p dir`` stay), and ``-p``/``-a``/``-w`` on a command that connects as someone
+    (``_CONNECTS``) when it reads like a human-made password; any other short flag only when
+    its value is random in all three character classes (a ULID or a pod name after ``-r`` or
+    ``-n`` is an identifier)."""
     letter, value = m.group(1), m.group(3)
     if not literal(value) or "=" in value:
         return m.group(0)  # (`-d 'a=1&b=2'`: a form body, whose pairs are judged one by one)
-    if letter == "p":
+    if letter in _PASSWORD_LETTERS and _password_like(value) and _CONNECTS.search(_line_of(m)):
+        hide = True
+    elif letter == "p":
         hide = _worth_hiding(value, "weak")
     else:
         classes = all(re.search(rx, value) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
@@ -88,16 +119,32 @@ def _sub_spaced(m: re.Match[str]) -> str:
     return _hide(m.group(0), value) if hide else m.group(0)
 
 
-# `user:password` after -u / --user / --proxy-user ... (curl, wget, httpie's -a alike).
-_USER_FLAG = re.compile(r"(?<![\w-])(?:-[ua]|--(?:[\w-]+-)?user)(?:=|[ \t]+)(['\"]?)"
-                        r"([^\s:'\"]+):([^\s'\"]+)\1")
+# `user:password` after -u / --user / --proxy-user ... (curl, wget, httpie's -a alike), and
+# smbclient's `-U user%password`; quoted, the password may hold spaces.
+_USER_FLAG = re.compile(r"(?<![\w-])(?:-[uaU]|--(?:[\w-]+-)?user)(?:=|[ \t]+)(?:(['\"])"
+                        r"([^\s:%'\"]+)[:%]([^'\"\n]+)\1|([^\s:%'\"]+)[:%]([^\s'\"]+))")
 
 
 def _sub_user_flag(m: re.Match[str]) -> str:
-    user, secret = m.group(2), m.group(3)
+    user, at = (m.group(2), 3) if m.group(1) else (m.group(4), 5)
+    secret = m.group(at)
     if not literal(secret) or not literal(user) or re.fullmatch(r"\d+", secret):
         return m.group(0)  # templates, or uid:gid
-    return m.group(0)[: m.start(3) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(3) - m.start(0):]
+    return m.group(0)[: m.start(at) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(at) - m.start(0):]
+
+
+# Single-dash long flags (openssl, Java's keytool, Go's flag package): `-storepass X`,
+# `-password=X`, openssl's `-passin pass:X` (its `pass:` prefix says a literal follows).
+_LONG_SINGLE = re.compile(r"(?<![\w-])-([A-Za-z][\w-]{2,})(?:=|[ \t]+)(['\"]?)(pass:)?"
+                          r"([^\s'\"-][^\s'\"]*)\2")
+
+
+def _sub_long_single(m: re.Match[str]) -> str:
+    name, value = m.group(1), m.group(4)
+    by_name = secret_name(name) or name.lower().startswith("pass")  # -passin, -passout
+    if not (by_name or m.group(3)) or not literal(value) or not _worth_hiding(value, by_name or True):
+        return m.group(0)
+    return m.group(0)[: m.start(4) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(4) - m.start(0):]
 
 
 # A query string with no scheme before it (request lines, relative links, proxied paths).
@@ -112,6 +159,7 @@ _PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (_NETRC_ALONE, _sub_netrc_alone),
     (_PGPASS, _sub_pgpass),
     (_USER_FLAG, _sub_user_flag),
+    (_LONG_SINGLE, _sub_long_single),
     (_SHORT_GLUED_P, _sub_glued_p),
     (_SHORT_SPACED, _sub_spaced),
     (_BARE_QUERY, lambda m: _QUERY.sub(_sub_query, m.group(0))),

@@ -29,11 +29,26 @@ from functools import lru_cache
 
 PLACEHOLDER = "[REDACTED]"
 
-_SECRET_WORDS = ("key", "secret", "token", "password", "passwd", "pass", "pwd", "passphrase",
-                 "credential", "credentials", "cred", "creds", "signature", "sig", "salt",
-                 "hmac", "cookie", "auth", "authorization", "jwt", "otp", "apikey", "dsn")
-"""A name part that *ends with* one of these marks a secret (``authToken``, ``PGPASSWORD``)."""
-_WEAK_WORDS = frozenset({"key", "token", "pass", "sig", "auth", "salt", "otp", "cookie"})
+
+def _load_words() -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]:
+    """``(words, weak words, words of several parts joined)`` from ``redaction_words.yaml``:
+    the words for password, secret, key and token in many languages (data, so that a log
+    field named ``passwort`` or ``密码`` is read as ``password`` is)."""
+    from harness.security.patterns import PatternFileError, _read_yaml, _resolve  # (no cycle)
+
+    path = _resolve("redaction_words.yaml")
+    data = _read_yaml(path)
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in ("strong", "weak")):
+        raise PatternFileError(f"{path}: expected lists under 'strong' and 'weak'")
+    words = [str(w).lower() for w in data["strong"] + data["weak"]]
+    single = tuple(w for w in words if not re.search(r"[\s_-]", w))
+    joined = tuple(re.sub(r"[\s_-]+", "", w) for w in words if re.search(r"[\s_-]", w))
+    return single, frozenset(str(w).lower() for w in data["weak"]), joined
+
+
+_SECRET_WORDS, _WEAK_WORDS, _JOINED_WORDS = _load_words()
+"""A name part that *ends with* one of these marks a secret (``authToken``, ``PGPASSWORD``,
+``Benutzerpasswort``); a lone weak word (``key``, ``clave``) needs a random-looking value."""
 _ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest",
                        "commit", "rev", "revision", "uuid", "guid", "etag", "checksum", "version",
                        "build", "trace", "span", "ref", "count", "size", "max", "min", "num",
@@ -59,14 +74,15 @@ _TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[
                       r"#[0-9a-f]{3,8}|"  # a colour
                       r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
 
-_ENV = re.compile(r"(?<![\w/.?&%-])([A-Za-z_][A-Za-z0-9_]*+)( ?= ?)(?:(['\"])(.*?)\3|"
+_ENV = re.compile(r"(?<![\w/.?&%-])([^\W\d]\w*+)( ?= ?)(?:(['\"])(.*?)\3|"
                   r"([^\s\"';|&`(]++)(\()?)")
 """``NAME=value``; an unquoted value ends at ``(`` (group 6: a call, not a value) so that
 ``c = Client(api_key="...")`` is read as two assignments, not one that swallows the second."""
-_COLON = re.compile(r"(?m)(?:^|(?<=[\s{,]))(['\"]?)([A-Za-z_][\w.-]*+)\1[ \t]*:[ \t]*"
-                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,{}\[][^\s,}]*))")
+_COLON = re.compile(r"(?m)(?:^|(?<=[\s{,(])|(?<=[\s(]['\"]))(['\"]?)([^\W\d][\w.-]*+)\1[ \t]*:[ \t]*"
+                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,{}\[:][^\s,}]*))")
 """``name: value``; a value never opens with ``{`` or ``[`` (a nested object on the same line:
-its own keys are the pairs to judge)."""
+its own keys are the pairs to judge). Names in any script (``senha``, ``密码``); a pair may open a
+call (Ruby ``new(secret_key: ...)``) or a quoted header (``-H 'X-Api-Key: ...'``)."""
 _FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"]+)\2")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
 _QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
@@ -93,7 +109,8 @@ def secret_name(name: str) -> bool | str:
     if parts and parts[-1] in _ID_WORDS:
         # TOKEN_COUNT, api_key_id: a number or an identifier; secret_id, private_key_id: a key
         return "id" if set(parts[:-1]) & _KEEPS_SECRET and parts[-1] in ("id", "ids") else False
-    if not any(p.endswith(_SECRET_WORDS) for p in parts):
+    if not any(p.endswith(_SECRET_WORDS) for p in parts) and \
+            not "".join(parts).endswith(_JOINED_WORDS or ("\0",)):
         return False
     return "weak" if len(parts) == 1 and parts[0] in _WEAK_WORDS else True
 
@@ -222,7 +239,7 @@ def _sub_env(m: re.Match[str]) -> str:
 
 def _sub_colon(m: re.Match[str]) -> str:
     name = m.group(2)
-    value = m.group(4) if m.group(3) else (m.group(5) or "").strip()
+    value = m.group(4) if m.group(3) else (m.group(5) or "").strip().rstrip("'\"")
     by_name = secret_name(name)  # (not judged_name: `LINUX_AMD64: <sha256>` in a checksum map)
     if not by_name and (set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)
                         or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):

@@ -126,6 +126,13 @@ KNOWN_MISSES = {
     # body after `-d` hidden whole); after env-style YAML names, argument vectors, dotted keys,
     # call and index pairs, keyed XML entries and form bodies: 12/12, 0/9
     "structured2.yaml": [],
+    # written before tables, arguments in other languages and command-line credentials were
+    # built: 0/10 (tables), 6/12 (arguments), 6/13 (command lines) caught, 0 benign changed;
+    # after redaction_tables, the secret words in other languages and the connection context
+    # of password flags: 10/10, 12/12, 13/13, 0 benign changed
+    "tabular.yaml": [],
+    "arguments.yaml": [],
+    "command_lines.yaml": [],
 }
 
 

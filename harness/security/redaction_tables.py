@@ -1,0 +1,173 @@
+"""Secrets in tables: the header names the column, the value sits on another line.
+
+A CSV export, a TSV dump, a Markdown or ASCII table, ``psql``/``mysql``/``sqlite3`` output and
+``column -t`` or ``kubectl``-style aligned columns all carry a secret the same way: a header
+cell says ``password`` (in any language ``redaction_shapes.secret_name`` reads), and every cell
+below it in that column is the secret. No single line shows a ``name=value`` pair, so the other
+passes cannot see it.
+
+A header is a line of two or more short name-like cells, split the way its table is (``|`` or
+box-drawing bars, tabs, ``,`` or ``;`` with CSV quoting, runs of two or more spaces); rule lines
+(``+----+``, ``|---|``, ``├──┼``) are skipped; the table ends where a line no longer splits
+into as many cells. A column is secret when its header's *last* part names a secret
+(``password``, ``api_secret``, ``Passwort``); ``password_changed_at`` or ``token_count`` are
+about a secret and stay. Each cell is judged as a value under that name is everywhere else
+(a literal, not ``<your-password>`` or ``$VAR``; a lone ``key``/``token`` header needs a
+random-looking value).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from harness.security.redaction_shapes import (
+    _JOINED_WORDS,
+    _SECRET_WORDS,
+    PLACEHOLDER,
+    _parts,
+    secret_name,
+)
+from harness.security.redaction_structured import _hidden
+
+Span = tuple[int, int]
+
+_BARS = "|│┃║"
+_RULE = re.compile(r"[\s\-+=|:─━┼┬┴├┤┌┐└┘│┃╞╪╡╔╗╚╝═║╠╣╦╩╬╇╋┏┓┗┛┠┨┯┷]*")
+_HEADER_CELL = re.compile(r"[^\W\d][\w .#/()-]{0,39}")
+_TRIGGER = re.compile("|".join(re.escape(w) for w in sorted(
+    set(_SECRET_WORDS) | set(_JOINED_WORDS), key=len, reverse=True)))
+"""A header names a secret, so it holds one of the secret words: lines without one are never
+tried as headers. Searched once over the lower-cased text (a case-insensitive search of each
+line costs several times more)."""
+MAX_ROWS = 10_000
+
+
+def _bar_cells(line: str) -> list[Span]:
+    cuts = [i for i, c in enumerate(line) if c in _BARS]
+    bounds = [-1, *cuts, len(line)]
+    spans = [(a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    if cuts and not line[: cuts[0]].strip():
+        spans = spans[1:]  # a leading border
+    if cuts and not line[cuts[-1] + 1:].strip():
+        spans = spans[:-1]  # a trailing border
+    return [_strip(line, a, b) for a, b in spans]
+
+
+def _sep_cells(sep: str) -> Callable[[str], list[Span]]:
+    """Cells between ``sep`` (tab, ``,``, ``;``); a double-quoted field may hold ``sep``."""
+    blank = "[ ]*" if sep == "\t" else "[ \t]*"
+    field = re.compile(rf'{blank}(?:"(?:[^"]|"")*"|[^{re.escape(sep)}"\n]*){blank}')
+
+    def cells(line: str) -> list[Span]:
+        spans, at = [], 0
+        while True:
+            m = field.match(line, at)
+            if not m:
+                return []
+            spans.append(_strip(line, m.start(), m.end(), quotes=True))
+            if m.end() >= len(line):
+                return spans
+            if line[m.end()] != sep:
+                return []  # a quote in the middle of a field: not this kind of table
+            at = m.end() + 1
+    return cells
+
+
+def _aligned_cells(line: str) -> list[Span]:
+    """Cells separated by two or more spaces (``column -t``, ``kubectl get``, ``docker ps``)."""
+    return [m.span() for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def _strip(line: str, a: int, b: int, quotes: bool = False) -> Span:
+    while a < b and line[a].isspace():
+        a += 1
+    while b > a and line[b - 1].isspace():
+        b -= 1
+    if quotes and b - a >= 2 and line[a] == line[b - 1] == '"':
+        a, b = a + 1, b - 1
+    return a, b
+
+
+def _splitter(line: str) -> Callable[[str], list[Span]] | None:
+    """How the table whose header is ``line`` splits its lines."""
+    if any(c in line for c in _BARS):
+        return _bar_cells
+    if "\t" in line:
+        return _sep_cells("\t")
+    if "  " in line.strip():
+        return _aligned_cells
+    for sep in (",", ";"):
+        if sep in line:
+            return _sep_cells(sep)
+    return None
+
+
+def _secret_column(name: str) -> bool:
+    """The header's last part names a secret (``db_pass``, ``Passwort``, ``contraseña``)."""
+    parts = _parts(name)
+    if not parts or not secret_name(name):
+        return False
+    return parts[-1].endswith(_SECRET_WORDS) or "".join(parts).endswith(_JOINED_WORDS or ("\0",))
+
+
+def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int]] | None:
+    """``(splitter, header names, indexes of secret columns)`` when ``line`` is a header."""
+    split = _splitter(line)
+    if split is None:
+        return None
+    names = [line[a:b] for a, b in split(line)]
+    if len(names) < 2 or not all(_HEADER_CELL.fullmatch(n) for n in names) \
+            or any(len(n.split()) > 4 for n in names):
+        return None
+    secret = [i for i, n in enumerate(names) if _secret_column(n)]
+    return (split, names, secret) if secret else None
+
+
+def _redact_rows(lines: list[str], head: int) -> int:
+    """Hide the secret cells of the rows under the header ``lines[head]``; the index after the
+    last row."""
+    found = _header(lines[head])
+    if found is None:
+        return head + 1
+    split, names, secret = found
+    i = head + 1
+    while i < len(lines) and i - head <= MAX_ROWS:
+        line = lines[i]
+        if line.strip() and _RULE.fullmatch(line):
+            i += 1
+            continue
+        spans = split(line) if line.strip() else []
+        if len(spans) != len(names):
+            break
+        for col in sorted(secret, reverse=True):  # right to left: earlier spans stay valid
+            a, b = spans[col]
+            if a < b and _hidden(line[a:b], names[col]):
+                line = line[:a] + PLACEHOLDER + line[b:]
+        lines[i] = line
+        i += 1
+    return i
+
+
+def _candidate_lines(text: str) -> list[int]:
+    """Indexes of the lines holding a secret word, in order."""
+    lowered = text.lower()
+    found, line, at = [], 0, 0
+    for m in _TRIGGER.finditer(lowered):
+        line += lowered.count("\n", at, m.start())
+        at = m.start()
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
+
+
+def redact_tables(text: str) -> str:
+    candidates = _candidate_lines(text)
+    if not candidates:
+        return text
+    lines = text.split("\n")
+    done = 0
+    for i in candidates:
+        if i >= done:
+            done = _redact_rows(lines, i)
+    return "\n".join(lines)
