@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-_REGEX_LANGS = re.compile(r"^(?:perl|ruby|node(?:js)?|deno|bun|awk|gawk|mawk|nawk|busybox-awk)$")
+_REGEX_LANGS = re.compile(r"^(?:perl|ruby|node(?:js)?|deno|bun|ts-node|tsx|esno|qjs|awk|gawk|mawk|nawk|busybox-awk)$")
 # After these (the last token before a '/'), a '/' starts a regex literal, not a division.
 _BEFORE_REGEX = re.compile(r"(?:^|[(,=~!&|{};:?\[+\-*%<>^]|\b(?:if|unless|and|or|not|return|split|grep|when|while"
                            r"|until|map|join|print|puts|match|scan|sub|gsub|index))\s*$")
@@ -37,7 +37,7 @@ def mask(code: str, prog: str) -> str:
     out, i, n = [], 0, len(code)
     while i < n:
         ch = code[i]
-        if ch == "#" and prog.startswith(("python", "pypy", "ruby", "perl")) and _line_start_or_space(code, i):
+        if ch == "#" and prog.startswith(("python", "pypy", "ruby", "perl", "Rscript", "julia", "elixir", "raku")) and _line_start_or_space(code, i):
             end = code.find("\n", i)
             end = n if end < 0 else end
             out.append("_" * (end - i))  # a comment is not code either
@@ -124,11 +124,12 @@ def _blank(text: str) -> str:
 
 
 # --- moves out of the workspace ----------------------------------------------------------------
-_MOVES = re.compile(r"\b(?:shutil\.move|os\.(?:rename|replace|renames)|renameSync|(?:fs|fsPromises|promises)\.rename"
-                    r"|Deno\.rename|FileUtils\.(?:mv|move)|File\.rename|File::Copy::move|move|rename)\s*\(?"
-                    r"|\.rename\s*\(")
+_MOVES = re.compile(r"\b(?:shutil\.move|os\.(?:rename|replace|renames|Rename)|renameSync|(?:fs|fsPromises|promises)\.rename"
+                    r"|Deno\.rename|FileUtils\.(?:mv|move)|File\.rename|File::Copy::move|move|rename|renameTo|Files\.move"
+                    r"|file\.rename|mv)\s*\(?|\.rename\s*\(|\bfile\s+rename\b")
 _TEMP_DIRS = re.compile(r"\b(?:mkdtemp|mkstemp|gettempdir|TemporaryDirectory|tmpdir|mktmpdir|tempdir|File::Temp"
-                        r"|sys_get_temp_dir|makeTempDir(?:Sync)?|mkdtempSync)\b|\bTMPDIR\b"
+                        r"|sys_get_temp_dir|makeTempDir(?:Sync)?|mkdtempSync|mktempdir|tmpname|TempDir|MkdirTemp"
+                        r"|createTempDir\w*|java\.io\.tmpdir|GetTempPath)\b|\bTMPDIR\b"
                         r"|['\"](?:/tmp|/var/tmp|/dev/shm)(?:/|['\"])")
 
 

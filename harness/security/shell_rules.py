@@ -36,8 +36,13 @@ _TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack",
                   "less", "more", "head", "tail", "history", "man", "jq", "yq", "diff", "wc", "sort", "uniq",
                   "cut", "tr", "column", "fold", "fmt", "tee", "test", "[", "expr", "printenv", "logger"}
 _DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
-_INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell)$")
-_CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval"}
+# Programs that run code given on the line or on stdin, in any language (Lua, R, Julia, Tcl, Elixir,
+# Erlang, the JVM and .NET scripting hosts, Lisps, Haskell, TypeScript runners ...).
+_INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell"
+                           r"|lua(?:jit|[\d.]+)?|Rscript|R|julia|elixir|erl|escript|tclsh[\d.]*|wish|groovy|kotlin|scala"
+                           r"|ts-node|tsx|esno|bb|clojure|clj|racket|guile|sbcl|ghc|runghc|octave|raku|perl6|jrunscript"
+                           r"|swift|qjs|jshell|nu|xonsh|dotnet-script|pwsh-preview)$")
+_CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval", "-eval"}
 _DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
 _HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|full)$")
 _WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}

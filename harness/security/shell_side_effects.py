@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import re
 
-_TEMP = re.compile(r"^(?:\$\{?(?:TMPDIR|TMP|TEMP|TEMPDIR|XDG_RUNTIME_DIR)\b|/tmp(?:/|$)|/var/tmp(?:/|$)|/dev/shm(?:/|$)"
-                   r"|/private/tmp(?:/|$))|\$\(\s*mktemp\b|`\s*mktemp\b")
-"""A word that names a temporary place: ``$(mktemp -d)``, ``"$TMPDIR/x"``, ``${TMPDIR:-/tmp}``, ``/tmp/x``."""
+_TEMP = re.compile(r"^(?:\$\{?(?:\w*_)?(?:TMP|TEMP)(?:_?DIR)?\b|\$\{?XDG_\w+|/tmp(?:/|$)|/var/tmp(?:/|$)|/dev/shm(?:/|$)"
+                   r"|/private/tmp(?:/|$))|(?:\$\(|`)[^)`]*\b(?:mktemp|tempfile|mkdtemp|gettempdir|mktmpdir|tmpdir)\b")
+"""A word that names a place outside the workspace the line cannot show: a temporary one
+(``$(mktemp -d)``, ``"$TMPDIR/x"``, ``$RUNNER_TEMP``, ``/tmp/x``, a command substitution that
+asks any language for a temp dir) or a per-user one (``${XDG_CACHE_HOME:-...}``)."""
 _TEMP_VAR = "$TMPDIR"
 """How a variable the line assigned a temporary place is spelled once rewritten (``d=$(mktemp -d)``)."""
 
@@ -79,8 +81,19 @@ _VCS = {"hg", "svn", "fossil", "bzr", "brz"}
 _ARCHIVERS = {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zr", "7zz", "rar", "winrar", "rsync"}
 
 
+_TRASH = {"trash", "trash-put", "gvfs-trash", "rmtrash", "trash-cli"}
+_CLOUD_MOVE = {"rclone": {"move", "moveto"}, "gsutil": {"mv"}, "s3cmd": {"mv"}, "mc": {"mv"}}
+_CLOUD_DELETE = {"rclone": {"delete", "purge", "deletefile", "rmdirs"}}
+
+
 def side_effect_rule(prog: str, args: list[str]) -> str | None:
     """The rule ``prog args`` breaks by deleting or moving away working-tree files, or None."""
+    if prog in ("rimraf", "del-cli"):  # Node's rm -rf, run through npx
+        return "rm-rf" if [a for a in args if not a.startswith("-")] else None
+    if prog in _TRASH or prog == "gio" and args[:1] == ["trash"] and not {"--empty", "--list"} & set(args):
+        return "move-out" if [a for a in args if not a.startswith("-")] else None
+    if rule := _transfer_rule(prog, args):
+        return rule
     if prog == "git":
         return git_side_effect(args)
     if prog in _VCS:
@@ -88,6 +101,29 @@ def side_effect_rule(prog: str, args: list[str]) -> str | None:
     if prog in _ARCHIVERS:
         return archive_rule(prog, args)
     return move_out(args) if prog == "mv" else None
+
+
+def _transfer_rule(prog: str, args: list[str]) -> str | None:
+    """``rclone move d remote:``, ``aws s3 mv d s3://b --recursive``, ``gsutil mv``: local sources
+    leave the machine; ``rclone purge d`` deletes (dry runs pass)."""
+    flags, operands = _split(args)
+    if {"n", "--dry-run", "--dryrun"} & flags:
+        return None
+    if prog == "aws" or prog == "gcloud":  # aws s3 mv SRC DST / gcloud storage mv SRC DST
+        sub = operands[:2]
+        if sub in (["s3", "mv"], ["storage", "mv"]) and len(operands) >= 4 and _local(operands[2]):
+            return "move-out"
+        return None
+    if operands[:1] and operands[0] in _CLOUD_DELETE.get(prog, ()):
+        return "bulk-delete"
+    if operands[:1] and operands[0] in _CLOUD_MOVE.get(prog, ()) and len(operands) >= 3 and _local(operands[1]):
+        return "move-out"
+    return None
+
+
+def _local(word: str) -> bool:
+    """A local path, not ``remote:path``, ``s3://...``, ``gs://...``."""
+    return "://" not in word and not re.match(r"^[\w.-]+:", word)
 
 
 # --- archivers and copiers that delete what they pack or send --------------------------------
@@ -101,7 +137,8 @@ def archive_rule(prog: str, args: list[str]) -> str | None:
         return "archive-remove"
     if prog in ("rar", "winrar") and (operands[:1] in (["m"], ["mf"]) or any(a.lower() == "-df" for a in args)):
         return "archive-remove"
-    if prog == "rsync" and _long(flags, "--remove-source-files", 9) and not ("n" in flags or "--dry-run" in flags):
+    removes = _long(flags, "--remove-source-files", 9) or _long(flags, "--remove-sent-files", 9)
+    if prog == "rsync" and removes and not ("n" in flags or "--dry-run" in flags):
         return "archive-remove"
     return None
 
@@ -119,7 +156,9 @@ def git_side_effect(args: list[str]) -> str | None:
         i += 2 if args[i] in _GIT_VALUE_OPTS else 1
     if i >= len(args):
         return None
-    sub, rest = args[i], args[i + 1:]
+    sub, rest = args[i], _canonical(args[i + 1:], _GIT_LONG.get(args[i], ()))
+    if sub == "reset" and "--hard" in rest:  # also `--har`: git takes any unambiguous prefix
+        return "git-reset-hard"
     if sub == "stash":
         if rest[:1] and rest[0] in _STASH_READS:
             return None
@@ -138,6 +177,36 @@ def git_side_effect(args: list[str]) -> str | None:
         staged_only = flags & {"S", "--staged"} and not flags & {"W", "--worktree"}
         return "git-discard" if not staged_only and ("--pathspec-from-file" in flags or _any_wide(paths, True)) else None
     return None
+
+
+_GIT_LONG = {
+    "stash": ("--include-untracked", "--all", "--keep-index", "--no-keep-index", "--message", "--quiet", "--patch",
+              "--staged", "--pathspec-from-file"),
+    "reset": ("--hard", "--soft", "--mixed", "--merge", "--keep", "--quiet", "--patch"),
+    "checkout": ("--force", "--patch", "--ours", "--theirs", "--merge", "--detach", "--orphan", "--track", "--quiet",
+                 "--pathspec-from-file", "--no-track", "--guess", "--no-guess"),
+    "switch": ("--discard-changes", "--force", "--create", "--force-create", "--detach", "--quiet", "--merge",
+               "--track", "--no-track", "--guess", "--orphan"),
+    "restore": ("--staged", "--worktree", "--source", "--patch", "--ours", "--theirs", "--merge", "--quiet",
+                "--pathspec-from-file", "--overlay", "--no-overlay"),
+    "clean": ("--dry-run", "--force", "--interactive", "--quiet", "--exclude"),
+}
+
+
+def _canonical(args: list[str], known: tuple[str, ...]) -> list[str]:
+    """Long options spelled in full: git (parse-options) accepts any unambiguous prefix."""
+    out = []
+    for a in args:
+        name, eq, value = a.partition("=")
+        if a == "--" or not name.startswith("--") or name in known:
+            out.append(a)
+            if a == "--":
+                out += args[len(out):]
+                break
+            continue
+        matches = [k for k in known if k.startswith(name)]
+        out.append(matches[0] + eq + value if len(matches) == 1 else a)
+    return out
 
 
 def _checkout(rest: list[str]) -> str | None:
@@ -171,6 +240,8 @@ def other_vcs_rule(prog: str, args: list[str]) -> str | None:
         if sub in ("purge", "clean") and not flags & {"p", "--print", "--print0"}:
             return "vcs-discard"
         if sub in ("update", "up", "checkout", "co") and flags & {"C", "--clean"}:
+            return "vcs-discard"
+        if sub == "shelve" and flags & {"u", "--unknown"}:  # like git stash -u: unknown files leave the tree
             return "vcs-discard"
         if sub == "revert" and (flags & {"C", "--no-backup"}) and (flags & {"a", "--all"} or _any_wide(operands, True)):
             return "vcs-discard"

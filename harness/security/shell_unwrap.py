@@ -27,12 +27,35 @@ _WRAPPERS: dict[str, set[str]] = {
     "timeout": {"-s", "-k", "--signal", "--kill-after"},
     "watch": {"-n", "-d", "--interval"},
     "command": set(), "flock": {"-w", "-E"}, "chrt": set(), "taskset": set(), "strace": {"-o", "-e", "-p"},
+    # Sandboxes, tracers and privilege or namespace tools run the command given after their options.
+    "fakeroot": {"-l", "-s", "-i"}, "firejail": set(), "proot": {"-r", "-b", "-w"}, "unshare": set(),
+    "setpriv": set(), "nsenter": {"-t", "--target"}, "runuser": {"-u", "-g", "-G"}, "valgrind": set(),
+    "ltrace": {"-o", "-e", "-p"}, "catchsegv": set(), "xvfb-run": {"-n", "-s", "-f", "-e", "-p"},
+    "dbus-run-session": set(), "systemd-run": {"-p", "-u", "--unit", "--property"}, "cgexec": {"-g"},
+    "torsocks": set(), "proxychains": {"-f"}, "proxychains4": {"-f"}, "tini": set(), "dumb-init": set(),
+    "gosu": set(), "su-exec": set(), "chroot": set(), "direnv": set(), "prlimit": set(), "numactl": set(),
 }
 # Programs whose operand (after their own options) is a duration or similar before the command.
-_LEADING_OPERANDS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1}
+_LEADING_OPERANDS = {"timeout": 1, "flock": 1, "chrt": 1, "taskset": 1, "gosu": 1, "su-exec": 1, "chroot": 1,
+                     "direnv": 2}  # direnv exec DIR CMD
 _XARGS_VALUE_OPTS = {"-I", "-i", "-n", "-P", "-L", "-l", "-d", "-E", "-e", "-s", "-a", "--max-args",
                      "--max-procs", "--delimiter", "--arg-file", "--replace", "--max-lines"}
 _FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+# Project and package runners: `uv run CMD`, `poetry run CMD`, `conda run -n env CMD`, `npm exec --
+# CMD`, `npx PKG ARGS` (the package's program runs), `dotenvx run -- CMD` ...
+_RUNNERS: dict[str, set[str]] = {
+    "uv": {"run"}, "poetry": {"run"}, "pipenv": {"run"}, "pdm": {"run"}, "hatch": {"run"}, "rye": {"run"},
+    "pixi": {"run"}, "conda": {"run"}, "mamba": {"run"}, "micromamba": {"run"}, "npm": {"exec", "x"},
+    "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"}, "bun": {"x"}, "pipx": {"run"}, "dotenvx": {"run"},
+    "op": {"run"}, "doppler": {"run"}, "infisical": {"run"}, "devbox": {"run"}, "nix": {"develop", "shell"},
+}
+_DIRECT_RUNNERS = {"npx", "bunx", "uvx", "pnpx"}
+_RUNNER_VALUE_OPTS = {"-n", "--name", "-p", "--prefix", "--with", "--from", "--package", "-e", "--env", "--env-file",
+                      "--python", "--cwd", "--directory", "--project", "--group", "--extra", "-w", "--workspace",
+                      "--filter", "-F", "--config", "--spec", "--index-url", "-f"}
+# Programs that take a whole command line as one word (or several), and the options that carry it.
+_COMMAND_STRINGS = {"script": {"-c", "--command"}, "nix-shell": {"--run", "--command"}, "sg": {"-c"},
+                    "hyperfine": {"-p", "--prepare", "-c", "--cleanup", "-s", "--setup"}}
 
 
 def program(argv: list[str]) -> str:
@@ -57,6 +80,15 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
             return []
         rest = _after_options(args, _WRAPPERS[prog], prog == "env", _LEADING_OPERANDS.get(prog, 0))
         return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))] if rest else []
+    if prog in _RUNNERS or prog in _DIRECT_RUNNERS:
+        return _runner(prog, args, cmd)
+    if prog in _COMMAND_STRINGS:
+        return _command_strings(prog, args)
+    if prog == "parallel":  # parallel CMD ::: ARGS: CMD runs once per argument, like xargs
+        words = args[:next((i for i, a in enumerate(args) if a.startswith(":::") or a == "::::"), len(args))]
+        words = _after_options(words, {"-j", "-P", "--jobs", "-S", "--sshlogin", "--joblog", "-d"}, False, 0)
+        inner = parse(words[0]).commands if len(words) == 1 and " " in words[0] else [SimpleCommand(words)]
+        return [SimpleCommand(c.argv, c.redirects, c.stdin_text, "parallel") for c in inner if c.argv]
     if prog == "xargs":
         rest = _after_options(args, _XARGS_VALUE_OPTS, False, 0)
         return [SimpleCommand(rest or ["echo"], [], "", "xargs")]
@@ -72,6 +104,40 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
     if prog == "eval":
         return parse(" ".join(args)).commands
     return []
+
+
+def _runner(prog: str, args: list[str], cmd: SimpleCommand) -> list[SimpleCommand]:
+    """``uv run CMD``, ``npx PKG ARGS``: the command after the runner's subcommand and options."""
+    if prog not in _DIRECT_RUNNERS:
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            i += 2 if args[i] in _RUNNER_VALUE_OPTS else 1
+        if i >= len(args) or args[i] not in _RUNNERS[prog]:
+            return []
+        args = args[i + 1:]
+    if prog == "nix" and "-c" in args:  # nix develop [flake] -c CMD
+        args = args[args.index("-c") + 1:]
+    rest = _after_options(args, _RUNNER_VALUE_OPTS, False, 0)
+    return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))] if rest else []
+
+
+def _command_strings(prog: str, args: list[str]) -> list[SimpleCommand]:
+    """``script -qc 'CMD' /dev/null``, ``nix-shell --run 'CMD'``, ``sg grp -c 'CMD'``, ``hyperfine 'CMD'``."""
+    opts, out = _COMMAND_STRINGS[prog], []
+    for i, a in enumerate(args):
+        glued = a.split("=", 1)
+        if a in opts or (prog == "script" and a.startswith("-") and not a.startswith("--") and a.endswith("c")):
+            out += parse(args[i + 1]).commands if i + 1 < len(args) else []
+        elif len(glued) == 2 and glued[0] in opts:
+            out += parse(glued[1]).commands
+        elif prog == "hyperfine" and not a.startswith("-") and (i == 0 or args[i - 1] not in _HYPERFINE_VALUES):
+            out += parse(a).commands
+    return out
+
+
+_HYPERFINE_VALUES = {"-w", "--warmup", "-r", "--runs", "-m", "--min-runs", "-M", "--max-runs", "-n", "--command-name",
+                     "--export-json", "--export-csv", "--export-markdown", "-u", "--time-unit", "-S", "--shell",
+                     "-p", "--prepare", "-c", "--cleanup", "-s", "--setup"}
 
 
 def _after_options(args: list[str], value_opts: set[str], assignments: bool, operands: int) -> list[str]:

@@ -66,7 +66,7 @@ def _params(cls: str, kind: str) -> list:
 
 
 @pytest.mark.parametrize("command", _params("side_effects", "blocked") + _params("move_out", "blocked")
-                         + _params("readonly_code", "blocked"))
+                         + _params("readonly_code", "blocked") + _params("next_members", "blocked"))
 def test_stops_lines_that_remove_or_move_workspace_files(repo: Path, command: str) -> None:
     msg = _run(repo, command)
     assert msg.is_error and any(s in msg.content for s in _STOPPED), msg.content
@@ -74,7 +74,7 @@ def test_stops_lines_that_remove_or_move_workspace_files(repo: Path, command: st
 
 
 @pytest.mark.parametrize("command", _params("side_effects", "allowed") + _params("move_out", "allowed")
-                         + _params("readonly_code", "allowed"))
+                         + _params("readonly_code", "allowed") + _params("next_members", "allowed"))
 def test_lets_lines_that_keep_workspace_files_run(repo: Path, command: str) -> None:
     msg = _run(repo, command)
     assert not any(s in msg.content for s in _STOPPED), msg.content
