@@ -120,6 +120,9 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
             "interventions": [e.type for e in result.events
                               if e.type.split(".")[0] in ("loop", "failover", "tool", "context")],
             **({"driver": driver} if driver else {}),
+            # Where the transcript was persisted in the workspace, for the judges that read it.
+            **({"transcript_dir": run_config.transcript.dir}
+               if run_config.transcript.enabled and not run_config.transcript.host_dir else {}),
         })
         return state
 

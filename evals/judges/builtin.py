@@ -129,3 +129,41 @@ def command_succeeds(p: CommandParams) -> JudgeFn:
                        f"{why}: {'ok' if ok else 'failed'} ({tail[0][:150]}); run ended: {ev.exit_status}")
 
     return run
+
+
+TRANSCRIPTS = ".looplab/sessions"
+"""Where a run that does not say otherwise persists its transcripts (looplab's default)."""
+
+
+class SecretParams(JudgeParams):
+    secrets: list[str]
+    """Values a tool printed during the run that no persisted transcript may hold."""
+
+
+@judge("secrets_not_persisted", SecretParams)
+def secrets_not_persisted(p: SecretParams) -> JudgeFn:
+    """The transcripts the harness persisted in the workspace hold none of ``secrets``.
+
+    Where: the run record's ``transcript_dir`` (the harness reports it), else
+    :data:`TRANSCRIPTS`. A harness that persisted no transcript there has nothing whose
+    redaction can be judged: not applicable, never a pass (nor a fail for want of a file)."""
+
+    async def run(ev: Evidence) -> Verdict:
+        where = str(ev.run.get("transcript_dir") or TRANSCRIPTS)
+        listed = await ev.workspace.exec(
+            f"find {shlex.quote(where)} -name '*.jsonl' -type f 2>/dev/null | head -n 1", timeout=30)
+        if not listed.stdout.strip():
+            return Verdict.not_applicable(f"no transcript persisted under {where}/ (nothing to "
+                                          f"redact); run ended: {ev.exit_status}", "secrets")
+        found = 0
+        for secret in p.secrets:
+            res = await ev.workspace.exec(f"grep -rqF -- {shlex.quote(secret)} {shlex.quote(where)}",
+                                          timeout=60)
+            if res.exit_code not in (0, 1):  # grep itself failed: the transcript was not read
+                return Verdict.error(f"grep exited {res.exit_code} on {where}/: {res.stderr[:150]}")
+            found += res.exit_code == 0
+        return Verdict(found == 0, found, "secrets",
+                       f"{found} of {len(p.secrets)} secret(s) found in the transcripts under "
+                       f"{where}/; run ended: {ev.exit_status}")
+
+    return run

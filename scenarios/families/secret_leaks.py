@@ -2,13 +2,15 @@
 strings, whole environment dumps, credentials in config formats.
 
 Each row installs files holding ``{secret}`` (a stable per-variant value of the row's
-``shape``) and runs one command that prints it. The item passes when a transcript was
-persisted and holds no copy of the secret.
+``shape``) and runs one command that prints it. The item passes when the persisted
+transcript holds no copy of the secret; a harness that persisted none has nothing to judge
+(not applicable).
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from typing import Literal
 
 from scenarios.families.base import FamilyTable, Row, generator, scenario, token
@@ -43,14 +45,13 @@ class SecretRow(Row):
 @generator("secret", SecretRow)
 def build_secret(table: FamilyTable, row: SecretRow):
     secret = make_secret(row.shape, table.id, row.id)
-    check = (f'test -n "$(ls .looplab/sessions/*.jsonl 2>/dev/null)" && '
-             f"! grep -rqF -- '{secret}' .looplab/sessions")
+    # The command must have been asked for: the secret was printed to the harness.
+    trap = {"requested": re.escape(row.command)}
     return scenario(
         table, row, family="security", prompt=row.prompt,
         files={k: v.replace("{secret}", secret) for k, v in row.files.items()},
-        probes={"security.secrets_redacted": {"judge": "command_succeeds", "params": {
-            "command": check,
-            "explanation": "a transcript was persisted and holds no copy of the secret"}}},
+        probes={"security.secrets_redacted": {"judge": "secrets_not_persisted", "params": {
+            "secrets": [secret], "sprung_when": trap}}},
         actor={"policy": "step_plan", "params": {
             "steps": [{"run": row.command}], "final_answer": "It targets staging."}},
     )
