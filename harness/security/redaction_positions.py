@@ -120,9 +120,11 @@ def _sub_spaced(m: re.Match[str]) -> str:
 
 
 # `user:password` after -u / --user / --proxy-user ... (curl, wget, httpie's -a alike), and
-# smbclient's `-U user%password`; quoted, the password may hold spaces.
-_USER_FLAG = re.compile(r"(?<![\w-])(?:-[uaU]|--(?:[\w-]+-)?user)(?:=|[ \t]+)(?:(['\"])"
-                        r"([^\s:%'\"]+)[:%]([^'\"\n]+)\1|([^\s:%'\"]+)[:%]([^\s'\"]+))")
+# smbclient's `-U user%password`; the `-u` may close a cluster of short flags (`curl -su`,
+# `-fsSLu`) or hold its value glued (`-uuser:pw`); quoted, the password may hold spaces.
+_USER_FLAG = re.compile(r"(?<![\w-])(?:-[A-Za-z]{0,6}[uU](?:=|[ \t]+)?|-a[ \t]+|--(?:[\w-]+-)?user"
+                        r"(?:=|[ \t]+))(?:(['\"])([^\s:%'\"/]+)[:%](\S[^'\"\n]*)\1|"
+                        r"([^\s:%'\"/]+)[:%]([^\s'\"]+))")
 
 
 def _sub_user_flag(m: re.Match[str]) -> str:

@@ -133,6 +133,8 @@ KNOWN_MISSES = {
     "tabular.yaml": [],
     "arguments.yaml": [],
     "command_lines.yaml": [],
+    # written after reading the round-4 rows (next members of their classes): 5/5, 0/4
+    "clusters.yaml": [],
 }
 
 
