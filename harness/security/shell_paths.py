@@ -180,7 +180,7 @@ _SCRIPTED.update({"egrep": _SCRIPTED["grep"], "fgrep": _SCRIPTED["grep"], "gsed"
 def _script_operands(prog: str, argv: list[str]) -> set[int]:
     """Indices in ``argv`` of the pattern or program a text tool is given (``-e`` values, or its
     first operand when no ``-e``/``-f`` gives one): text it matches or runs, never a file it opens."""
-    if prog not in _SCRIPTED:
+    if prog not in _SCRIPTED or prog == "rg" and "--files" in argv:  # rg --files DIR: no pattern
         return set()
     inline, from_file, one, two = _SCRIPTED[prog]
     out, given, first, i = set(), False, None, 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from harness.security.patterns import load_patterns
-from harness.security.shell_code_literals import mask, moves_out
+from harness.security.shell_code_literals import dynamic_calls, mask, moves_out
 from harness.security.shell_inplace import inplace_rule
 from harness.security.shell_parse import SimpleCommand, parse
 from harness.security.shell_side_effects import (
@@ -348,7 +348,7 @@ def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
     code = _code(cmd)
     if not code:
         return None
-    said = mask(code, program(cmd.argv))  # what the code calls, not what its strings and regexes say
+    said = mask(code, program(cmd.argv)) + "\n" + dynamic_calls(code)  # what it calls, not what its literals say
     for p in load_patterns("destructive_commands.yaml", "code_rules", "guidance"):
         if p.regex.search(said):
             return p.id

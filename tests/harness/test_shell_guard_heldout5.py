@@ -66,7 +66,8 @@ def _params(cls: str, kind: str) -> list:
 
 
 @pytest.mark.parametrize("command", _params("side_effects", "blocked") + _params("move_out", "blocked")
-                         + _params("readonly_code", "blocked") + _params("next_members", "blocked"))
+                         + _params("readonly_code", "blocked") + _params("next_members", "blocked")
+                         + _params("found_while_fixing", "blocked"))
 def test_stops_lines_that_remove_or_move_workspace_files(repo: Path, command: str) -> None:
     msg = _run(repo, command)
     assert msg.is_error and any(s in msg.content for s in _STOPPED), msg.content
@@ -74,7 +75,14 @@ def test_stops_lines_that_remove_or_move_workspace_files(repo: Path, command: st
 
 
 @pytest.mark.parametrize("command", _params("side_effects", "allowed") + _params("move_out", "allowed")
-                         + _params("readonly_code", "allowed") + _params("next_members", "allowed"))
+                         + _params("readonly_code", "allowed") + _params("next_members", "allowed")
+                         + _params("found_while_fixing", "allowed"))
 def test_lets_lines_that_keep_workspace_files_run(repo: Path, command: str) -> None:
     msg = _run(repo, command)
     assert not any(s in msg.content for s in _STOPPED), msg.content
+
+
+def test_every_case_is_one_command_line() -> None:
+    """A YAML slip (an unquoted ``{k: v}`` or ``: ``) would turn a case into a mapping and test nothing."""
+    cases = [c for groups in CASES.values() for kind in groups.values() for c in kind]
+    assert len(cases) > 100 and all(isinstance(c, str) and c.strip() for c in cases)
