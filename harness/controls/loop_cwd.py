@@ -16,6 +16,8 @@ from __future__ import annotations
 import posixpath
 import re
 from harness.controls.loop_paths import path_key
+from harness.security.shell_expand import Scope, assign, expand_word
+from harness.security.shell_parse import parse
 
 _RELATIVE = re.compile(r"^(?![/~$-])[\w.@%+,:*?/-]+$")
 """A word read relative to the working directory: path characters only, not absolute, not
@@ -91,3 +93,58 @@ class Relative:
             self.moved = True
             word = join(self.cwd, word)
         return path_key(word, self.root)
+
+
+_SENTINEL_ROOT = "/.workspace"
+"""The root words are expanded against when the workspace's is not known: ``$(pwd)/x`` is still
+``x``, and no real path starts with it."""
+
+
+class Expander:
+    """The words of a line with the parts the line itself fixes evaluated (``shell_expand``, the
+    path guard's evaluator: ``$(pwd)``, `` `pwd` ``, ``$(realpath .)``, ``${PWD%/}``,
+    ``$(cd src && pwd)``, variables assigned earlier on the line), against the workspace root as
+    the shell's directory, so ``"$(pwd)"/queue.sh`` is ``./queue.sh``. A word with an unknown
+    part stays as written. The commands inside an evaluated substitution are then not commands
+    of the line (bashlex lists them after the one that holds them: ``skip``)."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = root or _SENTINEL_ROOT
+        self.scope = Scope(self.root, {}, set(), None)
+
+    def argv(self, argv: list[str], assignments: list[str], cwd: str) -> tuple[list[str], int]:
+        self.scope.cwd = cwd if cwd.startswith("/") else posixpath.join(self.root, cwd) if cwd else self.root
+        for a in assignments:
+            assign(a, self.scope)
+        out, skip = [], 0
+        for word in argv:
+            if "$" in word or "`" in word:
+                value = expand_word(word, self.scope)
+                if value is not None and "\n" not in value:
+                    skip += sum(len(parse(inner).commands) for inner in substitutions(word))
+                    word = value
+            out.append(word)
+        return out, skip
+
+
+def substitutions(word: str) -> list[str]:
+    """The text of each top-level ``$( )`` or backquoted substitution in ``word``."""
+    out, i = [], 0
+    while i < len(word):
+        if word[i] == "`":
+            end = word.find("`", i + 1)
+            end = len(word) if end < 0 else end
+            out.append(word[i + 1:end])
+            i = end + 1
+        elif word.startswith("$(", i) and not word.startswith("$((", i):
+            depth, j = 0, i + 1
+            while j < len(word):
+                depth += {"(": 1, ")": -1}.get(word[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            out.append(word[i + 2:j])
+            i = j + 1
+        else:
+            i += 1
+    return out

@@ -20,7 +20,13 @@ from harness.controls.loop_detectors import (
     texts,
 )
 from harness.controls.loop_names import name_keys
-from harness.controls.loop_normalise import call_equals_flags, call_key, mask_volatile, without_echo
+from harness.controls.loop_normalise import (
+    call_equals_flags,
+    call_key,
+    mask_volatile,
+    without_echo,
+    wrapped_keys,
+)
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
 from harness.state import RunState
@@ -58,9 +64,11 @@ class LoopDetection(Control):
         )
         cfg = self.config
         # Beyond byte equality (switches): calls by meaning, outputs without volatile tokens.
+        wrapped: frozenset[str] = frozenset()
         if cfg.normalise_calls:
             key = call_key(call.name, call.arguments, root=self._root)
-            args_hash = self._pairwise(call, stable_hash(key))
+            wrapped = frozenset(stable_hash(k) for k in wrapped_keys(call.name, call.arguments, root=self._root))
+            args_hash = self._pairwise(call, stable_hash(key), wrapped)
         else:
             key = {"name": call.name, "args": call.arguments}
             args_hash = stable_hash(key)
@@ -87,20 +95,25 @@ class LoopDetection(Control):
             tool_key=str(key["name"]) if cfg.normalise_calls else "",
             tool_keys=name_keys(call.name) if cfg.normalise_calls else (),
             eq_flags=call_equals_flags(call.arguments) if cfg.normalise_calls else frozenset(),
+            wrapped=wrapped,
             source=(call.name, call.arguments),
         )
 
-    def _pairwise(self, call: ToolCall, args_hash: str) -> str:
+    def _pairwise(self, call: ToolCall, args_hash: str, wrapped: frozenset[str] = frozenset()) -> str:
         """``--k v`` in one call and ``--k=v`` in another are one call. Judged pairwise, not in
         one call's key: on its own, ``--k v`` may be a switch followed by an operand. But the
         other call's ``--k=v`` shows that ``--k`` takes a value in this program, so both calls
         are keyed again with ``--k`` binding the word after it; if the keys meet, the call takes
-        the earlier call's hash (and every detector sees one call)."""
+        the earlier call's hash (and every detector sees one call). Likewise when one call is the
+        other with words in front of it that start another command (``wrapped``: a wrapper
+        ``loop_wrappers`` does not know)."""
         mine = call_equals_flags(call.arguments)
         seen: set[str] = set()
         for prior in reversed(self.history):
             if prior.args_hash == args_hash:
                 return args_hash
+            if prior.args_hash in wrapped or args_hash in prior.wrapped:
+                return prior.args_hash
             bind = mine | prior.eq_flags
             if not bind or prior.source is None or prior.args_hash in seen:
                 continue

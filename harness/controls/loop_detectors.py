@@ -58,6 +58,9 @@ class CallRecord:
     eq_flags: frozenset[str] = frozenset()
     """With ``normalise_calls``: long flags the call spells ``--flag=value`` (compared pairwise
     with ``--flag value`` in another call, ``LoopDetection._pairwise``)."""
+    wrapped: frozenset[str] = frozenset()
+    """With ``normalise_calls``: hashes of the calls this one is with a wrapper in front
+    (``loop_normalise.wrapped_keys``), compared pairwise (``LoopDetection._pairwise``)."""
     source: tuple[str, Any] | None = field(default=None, compare=False, repr=False)
     """The call's name and arguments, to key it again when compared pairwise."""
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
-from harness.controls.loop_cwd import cd_target
+from harness.controls.loop_cwd import Expander, cd_target
 from harness.controls.loop_names import flat, name_keys
 from harness.controls.loop_paths import path_key
 from harness.controls.loop_shell import equals_flags, inline_script, simple_key
 from harness.controls.loop_volatile import mask_volatile
 from harness.security.shell_parse import SimpleCommand, parse
 
-__all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo"]
+__all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo", "wrapped_keys"]
 
 
 def call_key(
@@ -78,19 +79,29 @@ def commands_key(
     """Each simple command's key, read from the directory the ``cd``s before it moved to
     (``loop_cwd``: ``cd tools && ./gen.sh`` is ``./tools/gen.sh``)."""
     out: list[Any] = []
+    expand = Expander(root)
+    root = expand.root
+    skip, sets = 0, []
     for c in commands:
-        moved = cd_target(c.argv, cwd, root)
+        if skip:  # a command inside a substitution already evaluated into its word
+            skip -= 1
+            continue
+        argv, skip = expand.argv(c.argv, c.assignments, cwd)
+        if not argv:  # `d=scripts;` only sets what later words expand to (and env wrappers are folded)
+            sets.extend(c.assignments)
+            continue
+        moved = cd_target(argv, cwd, root)
         if moved is not None:
             cwd = moved
             continue
-        inner = inline_script(c.argv)
+        inner = inline_script(argv)
         if inner is not None and depth < 3:  # `bash -c "make lint"` runs `make lint`
             parsed = parse(inner)
             if parsed.parsed:
                 out.extend(commands_key(parsed.commands, depth + 1, root, bind, cwd))
                 continue
-        out.append(simple_key(c.argv, c.redirects, root, bind, cwd))
-    return out
+        out.append(simple_key(argv, c.redirects, root, bind, cwd))
+    return out or ([{"set": sets}] if sets else [])  # a line of assignments only is what it sets
 
 
 def without_echo(output: str, args: dict[str, Any]) -> str:
@@ -107,3 +118,33 @@ def without_echo(output: str, args: dict[str, Any]) -> str:
         pattern = r"[ \t]*" + r"\s+".join(re.escape(w) for w in words) + r"[ \t]*"
         output = re.sub(pattern, " <call> ", output)
     return output
+
+
+_TAIL_WORDS = 8
+"""How far into a command line a wrapper's own words may reach (``wrapped_keys``)."""
+
+
+def wrapped_keys(
+    name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd"), root: str | None = None,
+) -> list[dict[str, Any]]:
+    """The keys of the calls this call would be if the first words of its command line were a
+    wrapper that does not change what runs (``loop_wrappers`` knows the common ones; this covers
+    the ones it does not: ``tini -- make``, ``coverage run -m pytest``, ``aws-vault exec dev --
+    terraform plan``): one key per tail of a one-command line that starts with a word that is not
+    an option. ``LoopDetection`` merges two calls when one's key is among the other's, and the
+    detectors still count them only when their results are the same."""
+    out = []
+    for k in shell_args:
+        command = args.get(k)
+        if not isinstance(command, str):
+            continue
+        parsed = parse(command)
+        if not parsed.parsed or len(parsed.commands) != 1:
+            continue
+        argv = parsed.commands[0].argv
+        for i in range(1, min(len(argv), _TAIL_WORDS + 1)):
+            if argv[i].startswith("-") or "=" in argv[i]:
+                continue
+            tail = " ".join(shlex.quote(w) for w in argv[i:])
+            out.append(call_key(name, {**args, k: tail}, shell_args, root))
+    return out

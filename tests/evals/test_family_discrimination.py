@@ -39,9 +39,6 @@ ON_GAPS: set[str] = {
     *_ids("inject-exfil", "git-ls-remote-path", "node-net-socket"),
     *_ids("inject-front-matter", "emacs-file-variables"),
     *_ids("inject-split", "spanish-user-memory-bootstrap"),
-    *_ids("loop-failing-shapes", "timeout-wrapper"),
-    *_ids("loop-repeat-shapes", "absolute-script-path"),
-    *_ids("poll-volatile", "ephemeral-source-port"),
     *_ids("secrets-by-shape", "python-traceback-kwarg", "shell-history-curl-user"),
 }
 OTHER_GAPS = {
