@@ -22,6 +22,7 @@ from urllib.parse import unquote, unquote_plus
 import yaml
 
 from harness.security.context_header import leading_header, unquoted
+from harness.security.context_quotes import mask_code_spans
 from harness.security.context_sentences import fence_flags
 
 
@@ -67,17 +68,21 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])([A-Za-z0-9+/_-]{24,}={0,2})(?![A-Za
 _HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
 
 
-def hidden_channels(text: str, any_front_matter: bool = False) -> list[Channel]:
+def hidden_channels(text: str, any_front_matter: bool = False, code_spans: bool = False) -> list[Channel]:
     """Every hidden piece of ``text`` (cleaned content), grouped by kind, in document order.
     ``any_front_matter``: TOML (``+++``) and JSON (a leading ``{...}``) front matter are read
-    like YAML's, and so is a leading header of any other syntax (``context_header``)."""
+    like YAML's, and so is a leading header of any other syntax (``context_header``).
+    ``code_spans``: markup inside an inline code span is shown as text, so it is no channel."""
     out: list[Channel] = []
 
     def add(kind: str, start: int, body: str, base: float) -> None:
         if body.strip():
             out.append(Channel(kind, text.count("\n", 0, start) + 1, body, base))
 
-    _markup_channels(mask_code_fences(text), add)
+    # Markup inside code is shown as text when rendered: it hides nothing. ``code_spans`` (with
+    # example_context): inline `spans` too, not only fenced blocks.
+    prose = mask_code_fences(text)
+    _markup_channels(mask_code_spans(prose) if code_spans else prose, add)
     if m := _FRONT_MATTER.match(text):
         add("the YAML front matter", 0, _front_matter_text(m.group(1)), 0.0)
     elif any_front_matter:

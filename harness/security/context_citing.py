@@ -17,7 +17,7 @@ import re
 from harness.security.context_sentences import Sentence, fence_flags
 from harness.security.context_signals import _cue, _describing, patterns, triggered
 
-__all__ = ["cited_lines", "described_lines"]
+__all__ = ["cited_lines", "described_lines", "ordered"]
 
 
 def described_lines(sentences: list[Sentence]) -> set[int]:
@@ -106,10 +106,16 @@ def _cites_text(text: str) -> bool:
             or bool(_CITING.search(text)) or bool(_cue("cites").search(text)))
 
 
+def ordered(text: str) -> bool:
+    """``text`` orders something run: an un-negated order verb (English or of the ``orders``
+    languages), or a signal that makes any sentence an order ("once per session")."""
+    return _ordered(text)
+
+
 def _ordered(text: str) -> bool:
     lowered = text.lower()
     for m in _orders(text):
-        if not _negated(text, m):
+        if not _negated(text, m) and not _relative(text, m):
             return True
     return any(p.id in _ORDER_SIGNALS and triggered(p, lowered) and p.regex.search(text)
                for p in patterns(("signals", "signals_variants")))
@@ -118,6 +124,22 @@ def _ordered(text: str) -> bool:
 def _orders(text: str) -> list[re.Match[str]]:
     """Order verbs of the sentence, English and the other languages of the ``orders`` patterns."""
     return [*_ORDER.finditer(text), *(m for p in patterns("orders") for m in p.regex.finditer(text))]
+
+
+# A relative pronoun after a noun opens a clause that describes the noun: "cualquier cambio que
+# ejecute `...`", "ogni modifica che esegua `...`", "ändring som kör `...`" say what a change
+# does, they order nothing. Not after a word that makes "que" a conjunction ("para que", "de
+# que"); English "that" is left out (also a conjunction: "make sure that you run").
+_RELATIVE = re.compile(
+    r"(?<![^\W\d_])(?!(?:de|para|pour|afin|perch[eé]|affinch[eé]|así|ainsi|tal|tanto)\s)[^\W\d_]{3,},?\s+"
+    r"(?:que|qui|che|cui|som|joka|jotka|jonka|który|która|które|którzy|který|která|které|kteří|který|"
+    r"который|которая|которое|которые|яка|який|які|ki|yang)\s+(?:[^\W\d_]+\s+)?$", re.I)
+
+
+def _relative(text: str, m: re.Match[str]) -> bool:
+    """The order verb ``m`` (of another language) opens no order: it is the verb of a relative
+    clause describing a noun ("... un cambio que ejecute `...`")."""
+    return not _ORDER.fullmatch(m.group()) and bool(_RELATIVE.search(text[max(0, m.start() - 60):m.start()]))
 
 
 def _negated(text: str, m: re.Match[str]) -> bool:

@@ -141,3 +141,22 @@ def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int, spans: 
         if not in_code and unit.strip():
             intro = f"{intro} {unit}"
     return out
+
+
+def prose_units(lines: list[str], code: list[bool]) -> list[tuple[list[int], str]]:
+    """The prose units of ``lines`` (``code``: ``fence_flags``) as ``(line numbers, text)``:
+    wrapped lines joined, list items, headings, table rows and blockquote lines kept apart, as
+    the sentences are cut. A quotation or a clause that wraps over lines is read whole."""
+    units: list[tuple[list[int], str]] = []
+    joinable = False
+    for n, (line, in_code) in enumerate(zip(lines, code, strict=True), 1):
+        if in_code or not line.strip():
+            joinable = False
+            continue
+        text = " ".join(line.split())
+        if joinable and not _UNIT_START.match(line):
+            units[-1] = ([*units[-1][0], n], f"{units[-1][1]} {text}")
+        else:
+            units.append(([n], text))
+        joinable = not line.lstrip().startswith(("#", "|"))
+    return units

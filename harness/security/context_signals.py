@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import accumulate, islice
 
+from harness.security.context_quotes import open_quote
 from harness.security.context_sentences import Sentence
 from harness.security.patterns import Pattern, load_patterns
 
@@ -79,7 +80,7 @@ def discounted(sentence: str, start: int, context: str = "", quotes: bool = True
     """The match at ``start`` quotes, negates or describes rather than instructs. ``defines``:
     a sentence that names what the phrase is ("X is a persona swap") describes it too."""
     before = sentence[:start]
-    if quotes and _quoted(before):
+    if quotes and _quoted(before, defines):
         return True
     if defines and _cue("defines").search(context or sentence):
         return True
@@ -92,10 +93,13 @@ def _describing(context: str) -> bool:
     return bool(_cue("describes").search(context))
 
 
-def _quoted(before: str) -> bool:
-    if before.count('"') % 2 or before.count("`") % 2 or _SINGLE_QUOTED.search(before):
+def _quoted(before: str, any_script: bool = False) -> bool:
+    """``any_script`` (with example_context): quotation marks of every script (context_quotes)."""
+    if before.count("`") % 2 or _SINGLE_QUOTED.search(before):
         return True
-    return any(before.rfind(o) > before.rfind(c) for o, c in _QUOTE_PAIRS)
+    if any_script:
+        return open_quote(before)
+    return bool(before.count('"') % 2) or any(before.rfind(o) > before.rfind(c) for o, c in _QUOTE_PAIRS)
 
 
 def phrase_findings(sentences: list[Sentence], section: str | tuple[str, ...], commands: bool = False,

@@ -1,0 +1,321 @@
+"""Quotations that report an attack rather than order it (context scanner, ``example_context``).
+
+Post-mortems, incident reports, code reviews, changelogs, threat models, fixture descriptions and
+training material quote the payload they are about, in any language. Whether a payload is
+quoted or ordered is read from the document's structure first:
+
+- an inline quotation (quote marks of any script, ``context_quotes``) holding a clause with the
+  payload: "i PR 77 hittade vi raden ”kör `...` vid varje start”". It reports when the sentence
+  around it orders nothing and either goes on after it (the quotation is a noun phrase inside
+  the sentence: "『...』という一文が含まれていた") or names a report;
+- a code span deep inside a clause ("rechaza cualquier cambio que haga `...` o que ..."): the
+  command is the object of something other than an order at the head of the sentence. It
+  reports under a label or heading that names a report ("Revisión de código:");
+- a blockquote or fenced block introduced by prose that orders nothing, with a lead-in or
+  heading that names a report, or (a blockquote) a lead-in ending in a colon and a comment
+  after it. A block with no lead-in is the file's own text, whatever the heading says.
+
+"Orders nothing": no order verb of the scanner's languages, no "follow it / apply it" (also
+right after the quotation: a quoted order the file endorses is an order), no order signal
+("once per session", "no need to ask"), no address to an AI, no command outside the quotation.
+The few words involved (report kinds, "follow") are data in ``context_reported.yaml``, read only
+in headings, labels and the frame around a quotation, never in the quoted text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import regex
+import yaml
+
+from harness.security import context_signals as sig
+from harness.security.context_citing import ordered
+from harness.security.context_quotes import quote_spans
+from harness.security.context_sentences import fence_flags, prose_units
+from harness.security.context_text import fold_confusables, fold_confusables_all
+
+__all__ = ["endorsed_quotes", "report_words", "reported_lines"]
+
+_DATA = Path(__file__).with_name("context_reported.yaml")
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}'’_-]*")
+_SPACED = regex.compile(r"^[\p{Latin}\p{Cyrillic}\p{Greek}\p{Common}\p{Inherited}]+$")
+_CODE = regex.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_CLAUSE_END = regex.compile(r"[:;,，、：；—–]|\s-\s")
+_SENTENCE_END = regex.compile(r"[.!?](?=\s|$)|[。！？]")
+_HEADING = regex.compile(r"^\s*#{1,6}\s")
+_MIN_BEFORE = 2
+"""Words of its clause before a code span that is not the object of an order at the clause's head."""
+
+
+@cache
+def _data() -> dict:
+    return yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+
+
+def _alternation(words: list[str], whole: bool) -> str:
+    # The scanner reads text with look-alike letters folded (Turkish "ı" reads as "i"): so do the words.
+    words = [*words, *(fold_confusables_all(w)[0] for w in words), *(fold_confusables(w)[0] for w in words)]
+    anywhere, at_start = [], []
+    for w in sorted(set(words), key=len, reverse=True):
+        body = regex.escape(w.lower()).replace(r"\ ", r"\s+")
+        if not _SPACED.match(w) or (not whole and len(w) >= 6):
+            anywhere.append(body)  # unspaced scripts (affixes attach); long stems inside compounds
+        else:
+            at_start.append(body)
+    # One boundary around each group (not one per word): the alternation stays fast.
+    end = r"(?![\p{L}\p{M}])" if whole else ""
+    parts = [rf"(?<![\p{{L}}\p{{M}}])(?:{'|'.join(at_start)}){end}"] if at_start else []
+    return "|".join(parts + ([f"(?:{'|'.join(anywhere)})"] if anywhere else []))
+
+
+@cache
+def _report_rx() -> regex.Pattern[str]:
+    return regex.compile(_alternation([w for ws in _data()["report"].values() for w in ws], False))
+
+
+@cache
+def _follow_rx() -> regex.Pattern[str]:
+    return regex.compile(_alternation([w for ws in _data()["follow"].values() for w in ws], True))
+
+
+def report_words(text: str) -> bool:
+    """``text`` (a heading, a label, the frame of a quotation) names a report kind or a finding."""
+    return bool(text) and bool(_report_rx().search(text.lower()))
+
+
+def _follows(text: str, aimed: bool = False) -> bool:
+    """``text`` tells the reader to act on something ("follow it"), not negated. ``aimed``: on
+    the quotation itself ("follow it", "apply the rule quoted above"), not on something else
+    ("follow the escalation policy")."""
+    lowered = text.lower()
+    for m in _follow_rx().finditer(lowered):
+        if sig._cue("negation").search(lowered[: m.start()][-80:]):
+            continue
+        if not aimed or _reference_rx().search(lowered[m.end():m.end() + 40]) or _reference_rx().search(m.group()):
+            return True
+    return False
+
+
+@cache
+def _reference_rx() -> regex.Pattern[str]:
+    return regex.compile(_alternation(_data()["reference"], True))
+
+
+def _addresses_ai(text: str) -> bool:
+    lowered = text.lower()
+    return any(p.id == "addresses-ai" and sig.triggered(p, lowered) and p.regex.search(text)
+               for p in sig.patterns("signals"))
+
+
+def _frame_orders(frame: str) -> bool:
+    """The text around a quotation asks for something: an order, "follow it", an order signal,
+    an address to an AI, or a command of its own."""
+    return bool(frame.strip()) and (ordered(frame) or _follows(frame) or _addresses_ai(frame)
+                                    or bool(sig.exfil_findings(frame)))
+
+
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+@dataclass(frozen=True)
+class _Token:
+    start: int
+    end: int
+    clause: bool
+    """A quotation holding words besides code (a quoted sentence), not a command alone."""
+
+
+def _tokens(text: str) -> list[_Token]:
+    """The quoted parts of a unit: quotations (with any code spans inside) and code spans."""
+    quotes = [(a, b) for a, b, _ in quote_spans(_CODE.sub(lambda m: "\0" * len(m.group()), text))]
+    out = [_Token(a, b, _words(_CODE.sub(" ", text[a + 1:b - 1])) >= 2) for a, b in quotes]
+    inside = [(a, b) for a, b in quotes]
+    out += [_Token(m.start(), m.end(), False) for m in _CODE.finditer(text)
+            if not any(a <= m.start() < b for a, b in inside)]
+    return sorted(out, key=lambda t: t.start)
+
+
+def _sentence_bounds(text: str, tokens: list[_Token]) -> list[tuple[int, int]]:
+    """Sentences of a unit, not cut inside a quotation or code span."""
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text)
+            if not any(t.start <= m.start() < t.end for t in tokens)]
+    bounds, start = [], 0
+    for c in cuts:
+        bounds.append((start, c))
+        start = c
+    bounds.append((start, len(text)))
+    return [(a, b) for a, b in bounds if text[a:b].strip()]
+
+
+def _frame(text: str, tokens: list[_Token]) -> str:
+    out, pos = [], 0
+    for t in tokens:
+        out.append(text[pos:t.start])
+        out.append(" ... ")
+        pos = t.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _label(text: str) -> str:
+    """The label that opens a unit ("Post-mortem 2026-10:", "障害報告："), if any."""
+    m = regex.search(r"[:：]", text[:80])
+    return text[:m.start()] if m and _words(text[:m.start()]) <= 8 else ""
+
+
+def _unit_reports(text: str, heading: str) -> bool:
+    """Every quoted part of the unit is reported, and nothing around them orders."""
+    tokens = _tokens(text)
+    if not tokens:
+        return False
+    context = report_words(heading) or report_words(_label(text))
+    for a, b in _sentence_bounds(text, tokens):
+        mine = [_Token(t.start - a, t.end - a, t.clause) for t in tokens if a <= t.start < b]
+        if not mine:
+            continue
+        sentence = text[a:b]
+        frame = _frame(sentence, mine)
+        if _frame_orders(frame):
+            return False
+        named = context or report_words(frame)
+        for t in mine:
+            # The quoted part is a noun phrase inside a clause: words of that clause on both sides.
+            before = _frame(sentence[:t.start], [x for x in mine if x.end <= t.start])
+            head = _CLAUSE_END.split(before)[-1]
+            tail = _CLAUSE_END.split(_frame(sentence[t.end:], [x for x in mine if x.start >= t.end]))[0]
+            inside = _words(before) >= 1 and _words(tail) >= 1
+            if t.clause and not (inside or named):
+                return False
+            if not t.clause and not (named and _words(head) >= _MIN_BEFORE and (_words(tail) or report_words(frame))):
+                return False
+    return True
+
+
+def reported_lines(text: str, candidates: set[int] | None = None) -> set[int]:
+    """Lines whose payload a report quotes (see the module docstring); their findings are
+    quotations, not orders. ``candidates``: judge only the units and blocks holding these lines
+    (where the scanner found something), which keeps a long file cheap."""
+    lines = text.split("\n")
+    code = fence_flags(lines)
+    units = prose_units(lines, code)
+    heading_of = _headings(lines)
+    wanted = (lambda ns: True) if candidates is None else (lambda ns: not candidates.isdisjoint(ns))
+    out: set[int] = set()
+    for numbers, unit in units:
+        if unit.startswith(">") or not wanted(numbers) or not ("`" in unit or _has_quote(unit)):
+            continue
+        if _unit_reports(unit, f"{heading_of[numbers[0]]} {_table_header(lines, numbers[0])}"):
+            out.update(numbers)
+    for block, quote in _blocks(lines, code, units):
+        if not wanted(block):
+            continue
+        first = block[0]
+        lead, after = _around(units, first, block[-1])
+        if _block_reports(lead, after, heading_of[first], quote):
+            out.update(block)
+    return out
+
+
+def _table_header(lines: list[str], n: int) -> str:
+    """For a table row (line ``n``), the table's header row: a column named "Finding" or
+    "Payload seen" says what its cells are."""
+    if not lines[n - 1].lstrip().startswith("|"):
+        return ""
+    first = n - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("|"):
+        first -= 1
+    return lines[first] if first < n - 1 else ""
+
+
+def _has_quote(text: str) -> bool:
+    return any(closed for _, _, closed in quote_spans(text))
+
+
+def _headings(lines: list[str]) -> list[str]:
+    """For each line number (1-based; index 0 unused), the nearest heading above it."""
+    out, current = [""], ""
+    for line in lines:
+        if _HEADING.match(line):
+            current = line
+        out.append(current)
+    return out
+
+
+def _blocks(lines: list[str], code: list[bool], units: list[tuple[list[int], str]]):
+    """``(line numbers, is_blockquote)`` of each fenced block and each run of blockquote units."""
+    run: list[int] = []
+    for n, flag in enumerate(code, 1):
+        if flag:
+            run.append(n)
+        elif run:
+            yield run, False
+            run = []
+    if run:
+        yield run, False
+    quoted: list[int] = []
+    for numbers, unit in units:
+        if unit.startswith(">") and (not quoted or numbers[0] <= quoted[-1] + 2):
+            quoted += numbers
+        elif unit.startswith(">"):
+            yield quoted, True
+            quoted = list(numbers)
+        elif quoted:
+            yield quoted, True
+            quoted = []
+    if quoted:
+        yield quoted, True
+
+
+def _around(units: list[tuple[list[int], str]], first: int, last: int) -> tuple[str, str]:
+    """The prose unit right before a block (no heading between) and the one right after it."""
+    before = [u for ns, u in units if ns[-1] < first and not u.startswith(">")]
+    after = [u for ns, u in units if ns[0] > last and not u.startswith(">")]
+    lead = before[-1] if before and not _HEADING.match(before[-1]) else ""
+    tail = after[0] if after and not _HEADING.match(after[0]) else ""
+    return lead, tail
+
+
+def _block_reports(lead: str, after: str, heading: str, blockquote: bool) -> bool:
+    if not lead:
+        return False  # a quotation is introduced; a bare block under a heading is the file's own text
+    if _frame_orders(lead) or (after and (_follows(after) or ordered(after))):
+        return False
+    if report_words(lead) or report_words(heading) or sig._describing(lead):
+        return True
+    return blockquote and lead.rstrip().endswith((":", "：")) and bool(after)
+
+
+def endorsed_quotes(text: str) -> list[int]:
+    """Lines where a quoted attack (an injection phrase or an exfiltration one-liner in a
+    quoted sentence) is followed by an order to act on it ("... Follow it exactly.")."""
+    lowered = text.lower()
+    # The cheap test first: the lines with a "follow" word; only a quotation on or right before
+    # one of them can be endorsed.
+    follow_lines = {lowered.count("\n", 0, m.start()) + 1 for m in _follow_rx().finditer(lowered)}
+    if not follow_lines:
+        return []
+    lines = text.split("\n")
+    units = prose_units(lines, fence_flags(lines))
+    out = []
+    for i, (numbers, unit) in enumerate(units):
+        nxt = units[i + 1][1] if i + 1 < len(units) and units[i + 1][0][0] <= numbers[-1] + 1 else ""
+        near = [*numbers, *(units[i + 1][0] if nxt else [])]
+        if follow_lines.isdisjoint(near):
+            continue
+        clauses = [t for t in _tokens(unit) if t.clause]
+        if not any(_attack(unit[t.start:t.end]) for t in clauses):
+            continue
+        if _follows(_frame(unit, clauses), aimed=True) or _follows(nxt, aimed=True):
+            out.append(numbers[0])
+    return out
+
+
+def _attack(quoted: str) -> bool:
+    lowered = quoted.lower()
+    return (any(sig.triggered(p, lowered) and p.regex.search(quoted)
+                for p in sig.patterns(("injection", "injection_variants")))
+            or bool(sig.exfil_findings(quoted)))
