@@ -95,7 +95,8 @@ def _words(cmd: SimpleCommand) -> list[str]:
         return words
     if _INTERPRETERS.match(prog):
         code = _code(cmd)
-        words += [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code) if not _separator(code, m)]
+        words += [w for m in _STRING.finditer(code) if not _separator(code, m)
+                  and not _REGEX_LIKE.search(w := next(g for g in m.groups() if g is not None))]
         words = [w for w in words if "/" in w or w.startswith("..")] + computed_paths(code)
         if code:
             return words
@@ -203,6 +204,8 @@ def _script_operands(prog: str, argv: list[str]) -> set[int]:
     return out if given or first is None else out | {first}
 
 
+_REGEX_LIKE = re.compile(r"[|\\]|\.[*+]|\[\^|\(\?")
+"""A string literal of code that is a regular expression (``"/unlink\\(|rmdir/"``), not a path."""
 _SEPARATOR_USE = re.compile(r"(?:\.(?:r?split|r?partition|[lr]?strip|startswith|endswith|replace|join|r?find|r?index|count"
                             r"|split_at|includes|indexOf|lastIndexOf|chomp|delete_suffix|delete_prefix|start_with\?|end_with\?)"
                             r"\s*\(\s*|\bsplit\s*\(?\s*|[+.~]\s*)$")

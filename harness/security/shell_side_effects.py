@@ -172,6 +172,13 @@ def git_side_effect(args: list[str]) -> str | None:
         return "git-discard" if flags & {"f", "--force", "--discard-changes"} else None
     if sub == "checkout":
         return _checkout(rest)
+    flags, _ = _split(rest)
+    if sub == "read-tree" and "u" in flags and flags & {"--reset", "m"}:  # rewrites the working tree
+        return "git-discard"
+    if sub == "checkout-index" and flags & {"f", "--force"} and flags & {"a", "--all"}:
+        return "git-discard"
+    if sub == "worktree" and rest[:1] == ["remove"] and flags & {"f", "--force"}:
+        return "git-discard"
     if sub == "restore":
         flags, paths = _split(rest, {"-s", "--source"})
         staged_only = flags & {"S", "--staged"} and not flags & {"W", "--worktree"}

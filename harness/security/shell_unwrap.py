@@ -80,6 +80,8 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
             return []
         rest = _after_options(args, _WRAPPERS[prog], prog == "env", _LEADING_OPERANDS.get(prog, 0))
         return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))] if rest else []
+    if prog == "git":
+        return _git_runs(args)
     if prog in _RUNNERS or prog in _DIRECT_RUNNERS:
         return _runner(prog, args, cmd)
     if prog in _COMMAND_STRINGS:
@@ -104,6 +106,32 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
     if prog == "eval":
         return parse(" ".join(args)).commands
     return []
+
+
+_GIT_GLOBAL_VALUES = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
+_GIT_FILTERS = {"--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter",
+                "--parent-filter", "--tag-name-filter", "--exec", "-x"}
+
+
+def _git_runs(args: list[str]) -> list[SimpleCommand]:
+    """Commands git runs for you: ``git submodule foreach CMD``, ``git bisect run CMD``,
+    ``git rebase --exec CMD``, ``git filter-branch --tree-filter CMD``."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_GLOBAL_VALUES else 1
+    sub, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
+    if sub == "submodule" and rest[:1] == ["foreach"]:
+        words = [a for a in rest[1:] if a not in ("--recursive", "-q", "--quiet")]
+        return parse(" ".join(words)).commands if words else []
+    if sub == "bisect" and rest[:1] == ["run"]:
+        return [SimpleCommand(rest[1:])] if rest[1:] else []
+    out = []
+    for j, a in enumerate(rest):
+        name, eq, value = a.partition("=")
+        if sub in ("rebase", "filter-branch") and name in _GIT_FILTERS:
+            text = value if eq else rest[j + 1] if j + 1 < len(rest) else ""
+            out += parse(text).commands
+    return out
 
 
 def _runner(prog: str, args: list[str], cmd: SimpleCommand) -> list[SimpleCommand]:
