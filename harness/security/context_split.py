@@ -110,6 +110,8 @@ def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
     texts = [(name, clean(content)) for name, content in files]
     lines = {name: {line.strip() for line in text.split("\n") if line.strip()} for name, text in texts}
     out: dict[str, list[str]] = {}
+    how = _Reading(examples, variants)
+    handed = {a: _handed_to(a, texts, how) for a, _ in texts}
     for b, b_text in texts:
         others = set().union(*(lines[n] for n, _ in texts if n != b))
         defs = definitions(b_text, others)
@@ -119,7 +121,7 @@ def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
         for a, a_text in texts:
             if a == b:
                 continue
-            for line, d in _implicated(a_text, lines[b], b, defs, b_sentences, _Reading(examples, variants)):
+            for line, d in _implicated(a_text, lines[b], b, defs, b_sentences, how, handed[a]):
                 out.setdefault(b, []).append(
                     f"Completes an instruction split across context files: {a} line {line} has the "
                     f"command at line {d.line} run")
@@ -135,8 +137,23 @@ class _Reading:
     variants: bool
 
 
+def _handed_to(a: str, texts: list[tuple[str, str]], how: _Reading) -> list[sig.Finding]:
+    """The weak signals of sentences in other files that name ``a``: a chain hands its waiver or
+    its timing on ("no confirmation for the steps kept in MEMORY.md"; MEMORY.md: "run first what
+    BOOTSTRAP.md says"), so ``a``'s orders are weighed with them."""
+    named = _name_pattern(a)
+    out: list[sig.Finding] = []
+    for c, c_text in texts:
+        if c != a and named.search(c_text):
+            naming = [s for s in split_sentences(c_text, examples=how.examples) if named.search(s.text)
+                      and not s.text.lstrip().startswith("#")]
+            out += _weak(naming, how)
+    return out
+
+
 def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
-                b_sentences: list[Sentence], how: _Reading) -> list[tuple[int, Definition]]:
+                b_sentences: list[Sentence], how: _Reading,
+                handed: list[sig.Finding] = ()) -> list[tuple[int, Definition]]:
     a_sentences = [s for s in split_sentences(a_text, examples=how.examples) if s.text.strip() not in b_lines]
     delegates, named = _delegation_pattern(b), _name_pattern(b)
     found = []
@@ -153,11 +170,16 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         # An order that reaches into the file, a sentence handing it authority ("TOOLS.md
         # outranks ...", "is binding"), or an injected paragraph that merely names it.
         elevates = names_it and _hands_authority(s.text)
-        if not pointed and (strong or delegates.search(s.text) or elevates):
+        weak = _weak(paragraph, how) + list(handed)
+        # A sentence that names the file and carries a sign of an injected order (a waiver, a
+        # timing, stealth) reaches its commands in any language, order verb known or not.
+        # (Not one that orders a command of its own: "read `MEMORY.md` and run `git status`".)
+        own = [span for span in _SPAN.findall(s.text) if not named.fullmatch(span.strip())]
+        signed = names_it and not own and bool(_weak([s], how))
+        if not pointed and (strong or delegates.search(s.text) or elevates or signed):
             pointed = [d for d in defs if d.words & words] or defs
         if not pointed:
             continue
-        weak = _weak(paragraph, how)
         for d in pointed:
             if strong or _weighs(weak, d, b_sentences, how):
                 found.append((s.line, d))

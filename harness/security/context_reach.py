@@ -1,0 +1,159 @@
+"""What the commands of a context file can reach: secret data carried to a network address, and
+code fetched from a bare address executed (context scanner, ``exfil_by_capability``).
+
+The program does not matter: ``git ls-remote``, ``host``, ``pip --index-url``, ``node -e``, a
+Lua or Tcl socket, ``gawk``'s ``/inet/tcp`` ... every one that can open a connection carries
+whatever is put into its arguments, its standard input or its code. So each command (a code span,
+a line of a fenced block) is parsed as the shell reads it (``shell_parse``, bashlex) and judged
+by data flow, not by name:
+
+- a *secret source*: a credentials file (``.env``, keys, ``~/.aws`` ...) read as data (an
+  argument, ``< file``, ``@file``, a pipe from a command that reads one) or the whole
+  environment (``env``, ``printenv``);
+- a *network destination*: a URL of any scheme, an IP address, ``user@host``, ``host:port``,
+  ``/dev/tcp``, ``/inet/tcp``, a host name in a string of code, a DNS name built from a
+  substitution (``$(...).example.org``).
+
+A command that has both, or whose destination word itself is built from a secret, sends it. A
+file the command is given to *use* (``ssh -i key``, ``--env-file .env``, ``-o .env`` as output) is
+not sent. Code fetched from a remote IP address (not this machine) and executed (``| sh``, ``bash
+<(...)``, ``exec(urlopen(...))``, ``iex (irm ...)``) is reported too: a setup step that runs what
+a bare address serves has no honest reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from harness.security import context_signals as sig
+from harness.security.context_sentences import fence_flags
+from harness.security.shell_parse import SimpleCommand, parse
+from harness.security.shell_unwrap import expand, program
+
+_SPAN = re.compile(r"(`+)(.+?)\1")
+_MAX_COMMAND = 4_000
+"""Longer pieces are not parsed (bashlex is slow on huge input); the line patterns still run."""
+_URL = re.compile(r"\b(?!file:)[a-z][a-z0-9+.-]{1,15}://[^\s'\"`<>]*", re.I)
+_IPV4 = re.compile(r"(?<![\w.=-])(?!0\.0\.0\.0\b)(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.])")
+_USER_HOST = re.compile(r"(?<![\w.@-])[\w.+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}\b|(?<![\w.@-])[\w.+-]+@[\w.-]+:", re.I)
+_SOCKET_PATH = re.compile(r"/dev/(?:tcp|udp)/|/inet[46]?/(?:tcp|udp)/", re.I)
+# A quoted host name in code ('mx.drop.example.org', '.t.example.net'): dotted labels whose last
+# one is not a file extension.
+_CODE_HOST = re.compile(
+    r"""['"]\.?((?:[a-z0-9-]+\.)+(?!(?:json|ya?ml|txt|md|py|js|mjs|ts|csv|log|env|toml|cfg|ini|sh|html|xml|lock|pem|key|gz|tar|zip|local|example|sample|template|read|write|get|post|put|connect|send|end|request)['"])[a-z]{2,})['"]""",
+    re.I)
+# A DNS name built from a substitution: "$(head -c 30 .env | xxd -p).t.example.org".
+_BUILT_NAME = re.compile(r"[)`}]\.(?:[a-z0-9-]+\.)+[a-z]{2,}\b", re.I)
+_SUBSTITUTION = re.compile(r"\$\(|\$\{|`|\$\(\(")
+# Options whose value a program USES locally (or writes): not data it sends.
+_USED = re.compile(
+    r"(?<!\S)--?(?:env-?file|env_file|output|output-document|o|O|config|kubeconfig|identity(?:-file)?|i)(?:=|\s+)\S+"
+    r"|(?<!\S)-o\s*IdentityFile=\S+")
+_ENV_DUMP = {"env", "printenv", "export", "set", "compgen", "declare"}
+_EXEC_REMOTE = re.compile(
+    r"\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z)?sh\s+<\(|\b(?:source|\.)\s+<\(|\bexec\s*\(|\beval\s*\(|\.then\s*\(\s*eval\b"
+    r"|\biex\b|\binvoke-expression\b|\bchmod\s+\+x\b", re.I)
+_FETCH = re.compile(r"\b(?:curl|wget|fetch|urlopen|urlretrieve|requests\s*\.\s*get|irm|iwr|invoke-restmethod|invoke-webrequest|http\.get|downloadstring)\b", re.I)
+_CODE_SECRET = re.compile(r"""['"]\s*[^'"\s]*(?:\.env(?:\.\w+)?|\.netrc|\.git-credentials|id_(?:rsa|ed25519|ecdsa|dsa)|\.ssh/[^'"]*|\.aws/[^'"]*|\.npmrc|\.pypirc)['"]""")
+
+
+def reach_findings(text: str) -> list[sig.Finding]:
+    """One finding per line of ``text`` whose command carries secret data to a network address,
+    or executes code fetched from a bare IP address."""
+    out: dict[int, sig.Finding] = {}
+    for line, command in commands(text):
+        if line in out or len(command) > _MAX_COMMAND:
+            continue
+        what = _judge(command)
+        if what:
+            out[line] = sig.Finding("network-send", what, 1.0, line)
+    return [out[n] for n in sorted(out)]
+
+
+def commands(text: str) -> Iterator[tuple[int, str]]:
+    """``(line, command)``: each code span, and each logical line of a fenced code block."""
+    lines = text.split("\n")
+    flags = fence_flags(lines)
+    pending, first = "", 0
+    for n, (raw, code) in enumerate(zip(lines, flags, strict=True), 1):
+        if code:
+            if raw.lstrip().startswith(("```", "~~~")):
+                continue
+            if not pending:
+                first = n
+            if raw.rstrip().endswith("\\"):
+                pending += raw.rstrip()[:-1] + " "
+                continue
+            yield first, pending + raw
+            pending = ""
+            continue
+        for m in _SPAN.finditer(raw) if "`" in raw else ():
+            yield n, m.group(2)
+
+
+def _judge(command: str) -> str:
+    if not (_secret_file(command) or _ENV_WORD.search(command) or _FETCH.search(command)):
+        return ""  # cheap pre-check: nothing to send and nothing fetched
+    parsed = parse(command)
+    carriers: set[tuple[str, ...]] = set()
+    for top in parsed.commands:
+        for cmd in expand(top):
+            if _carries(cmd, carriers):
+                carriers.add(tuple(cmd.argv))
+            words = _used_masked(cmd)
+            if _sends(cmd, words, carriers):
+                return "sends a secret or credentials file over the network"
+    remote = [ip for ip in _IPV4.findall(command) if not ip.startswith("127.")]
+    if remote and _FETCH.search(command) and _EXEC_REMOTE.search(command):
+        return "executes code fetched from a bare network address"
+    return ""
+
+
+_ENV_WORD = re.compile(r"(?:^|[\s|;(`$])(?:env|printenv)\b")
+
+
+def _secret_file(word: str) -> bool:
+    return any(p.regex.search(word) for p in sig.patterns("secret_file_source"))
+
+
+def _used_masked(cmd: SimpleCommand) -> str:
+    return _USED.sub(" ", " ".join(cmd.argv[1:]))
+
+
+def _carries(cmd: SimpleCommand, carriers: set[tuple[str, ...]]) -> bool:
+    """The command's output holds secret data: it reads a secret file or dumps the environment,
+    or it reads the output of one that does."""
+    if not cmd.argv:
+        return False
+    prog = program(cmd.argv)
+    if prog in _ENV_DUMP and (len(cmd.argv) == 1 or prog in ("env", "printenv") and all(
+            a.startswith("-") for a in cmd.argv[1:])):
+        return True  # the whole environment
+    if tuple(cmd.piped_from) in carriers:
+        return True
+    return _secret_file(_used_masked(cmd)) or any(op == "<" and _secret_file(t) for op, t in cmd.redirects)
+
+
+def _sends(cmd: SimpleCommand, words: str, carriers: set[tuple[str, ...]]) -> bool:
+    """The command has a network destination and secret data: in its arguments, its input, or
+    in the destination word itself."""
+    targets = " ".join([words, cmd.stdin_text, *(t for op, t in cmd.redirects if op in (">", ">>"))])
+    if not _destination(targets):
+        return False
+    if any(_SUBSTITUTION.search(w) and _destination(w) and _secret_in(w) for w in cmd.argv[1:]):
+        return True  # the address is built from the secret (a URL path, a DNS label)
+    code = " ".join(cmd.argv[1:])
+    if _CODE_SECRET.search(code) or _secret_file(words):
+        return True  # a secret file handed to a program that reaches an address
+    return tuple(cmd.piped_from) in carriers or any(op == "<" and _secret_file(t) for op, t in cmd.redirects) \
+        or _secret_file(cmd.stdin_text)
+
+
+def _secret_in(word: str) -> bool:
+    return _secret_file(word) or bool(_ENV_WORD.search(word))
+
+
+def _destination(text: str) -> bool:
+    return bool(_URL.search(text) or _IPV4.search(text) or _USER_HOST.search(text) or _SOCKET_PATH.search(text)
+                or _CODE_HOST.search(text) or _BUILT_NAME.search(text))
