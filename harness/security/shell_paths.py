@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from urllib.parse import unquote
 
 from harness.security.shell_code_paths import computed_paths
 from harness.security.shell_expand import Scope, assign, expand_word, from_parent
@@ -222,6 +223,8 @@ def _separator(code: str, m: re.Match[str]) -> bool:
 def _pathish(word: str, expanded: bool = False) -> str:
     """The part of ``word`` that names a file, or ``""`` when it cannot name a local one
     (``expanded``: the shell's expansions were evaluated, so spaces may belong to the path)."""
+    if word[:5].lower() == "file:":  # file:///etc/passwd, file://localhost/x: a URL that names a local file
+        word = unquote(re.sub(r"^file:(?://(?:localhost)?(?=/))?", "", word, flags=re.I).split("?")[0].split("#")[0])
     if not word or (not expanded and any(ch.isspace() for ch in word)) or "://" in word or "$(" in word or "`" in word:
         return ""
     if word.startswith("$") and not _HOME.match(word):
