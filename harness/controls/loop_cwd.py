@@ -23,17 +23,24 @@ _RELATIVE = re.compile(r"^(?![/~$-])[\w.@%+,:*?/-]+$")
 """A word read relative to the working directory: path characters only, not absolute, not
 ``~``, not a variable, not an option."""
 _CHDIR_OPTIONS: dict[str, tuple[str, ...]] = {
-    "make": ("-C", "--directory"), "gmake": ("-C", "--directory"), "git": ("-C",),
-    "ninja": ("-C",), "just": ("--working-directory", "-d"),
+    "make": ("-C", "--directory"), "gmake": ("-C", "--directory"), "git": ("-C",), "go": ("-C",),
+    "ninja": ("-C",), "just": ("--working-directory", "-d"), "tar": ("-C", "--directory"),
+    "npm": ("--prefix",), "pnpm": ("-C", "--dir"), "yarn": ("--cwd",), "terraform": ("-chdir",),
+    "uv": ("--directory",), "poetry": ("-C", "--directory"), "hatch": ("--project",),
 }
 """Programs whose option moves their working directory before they do anything else."""
 
 
-def cd_target(argv: list[str], cwd: str, root: str | None) -> str | None:
+def cd_target(argv: list[str], cwd: str, root: str | None, stack: list[str] | None = None) -> str | None:
     """The working directory after ``argv`` when it is ``cd DIR``/``pushd DIR`` with ``DIR``
-    written as a path (``cd -``, ``cd ~``, ``cd $X``: None, the command stays in the key)."""
+    written as a path, or ``popd`` after a ``pushd`` (``stack``: the directories pushed)
+    (``cd -``, ``cd ~``, ``cd $X``: None, the command stays in the key)."""
+    if argv == ["popd"] and stack:
+        return stack.pop()
     if len(argv) != 2 or argv[0] not in ("cd", "pushd"):
         return None
+    if argv[0] == "pushd" and stack is not None:
+        stack.append(cwd)
     target = argv[1]
     if target.startswith("/"):
         return _here(path_key(target, root))

@@ -72,6 +72,10 @@ def shell_key(command: str, root: str | None = None, bind: frozenset[str] = froz
     return json.dumps(commands_key(parsed.commands, 0, root, bind))
 
 
+_NO_WORK = frozenset({"exit", "return", "true", ":"})
+"""Commands that do no work of their own beside others on a line (``cd dir || exit 1``)."""
+
+
 def commands_key(
     commands: list[SimpleCommand], depth: int, root: str | None = None, bind: frozenset[str] = frozenset(),
     cwd: str = "",
@@ -81,7 +85,7 @@ def commands_key(
     out: list[Any] = []
     expand = Expander(root)
     root = expand.root
-    skip, sets = 0, []
+    skip, sets, pushed = 0, [], []
     for c in commands:
         if skip:  # a command inside a substitution already evaluated into its word
             skip -= 1
@@ -90,7 +94,9 @@ def commands_key(
         if not argv:  # `d=scripts;` only sets what later words expand to (and env wrappers are folded)
             sets.extend(c.assignments)
             continue
-        moved = cd_target(argv, cwd, root)
+        if argv[0] in _NO_WORK and len(commands) > 1:  # `cd web || exit 1; ...`
+            continue
+        moved = cd_target(argv, cwd, root, pushed)
         if moved is not None:
             cwd = moved
             continue

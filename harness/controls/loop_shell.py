@@ -31,16 +31,17 @@ _INTERPRETER_CODE = frozenset("-c -e -E -p --eval --print".split())
 """Options whose value is the program text itself: the call is that code, kept as written."""
 _ATTACHED = re.compile(r"^-([A-Za-z]+)(\d+)$")
 """Short flags with a number attached: ``-n5`` is ``-n 5``."""
-_SCRIPT_SUFFIX = re.compile(r"(?:/__main__)?\.py$")
+_SCRIPT_SUFFIX = re.compile(r"(?:/__main__)?\.py$|(?:/index)?\.[cm]?js$")
 """``python app/cli.py``, ``python -m app.cli`` and ``./app/cli.py`` run one file (a package's
-``__main__.py`` is what ``python -m pkg`` runs)."""
+``__main__.py`` is what ``python -m pkg`` runs); so do ``node scripts/seed`` and ``node
+scripts/seed.js`` (Node's resolution adds ``.js``, or ``/index.js`` for a directory)."""
 
 
 def program_key(word: str) -> str:
     """The program as the shell finds it: a path normalised (``././run.sh`` -> ``run.sh``), a
     program under a ``bin`` directory by its name (``/usr/bin/git`` is what ``git`` runs), and a
     Python script by its module path (``app/cli.py`` = ``python -m app.cli`` = ``app/cli``)."""
-    word = _SCRIPT_SUFFIX.sub("", word) if word.endswith(".py") else word
+    word = _SCRIPT_SUFFIX.sub("", word) if word.endswith(("py", "js")) else word
     if "/" not in word:
         return word
     path = posixpath.normpath(word)
@@ -88,6 +89,11 @@ def inline_script(argv: list[str]) -> str | None:
     """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``zsh -l -c``,
     ``bash -o pipefail -ec``), if that is the call."""
     argv = program_argv(argv)
+    if argv and program_key(argv[0]) in ("su", "runuser"):  # `su - app -c 'cmd'` runs `cmd`
+        for i, word in enumerate(argv[:-1]):
+            if word in ("-c", "--command"):
+                return argv[i + 1]
+        return None
     if len(argv) < 3 or not _SHELLS.match(program_key(argv[0])):
         return None
     i, found = 1, False

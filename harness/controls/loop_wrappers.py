@@ -77,6 +77,12 @@ WRAPPERS: dict[str, Wrapper] = {
     "npx": Wrapper(_RUNNER.valued | {"--package", "-p", "-c", "--call"}),
     "bunx": _RUNNER,
     "direnv": _w("", operands=1, sub="exec"),
+    **{name: _w("", sub="exec") for name in ("pyenv", "nodenv", "goenv", "plenv", "jenv")},
+    "scl": _w("", operands=1, sub="enable"),
+    # sessions and shims that only provide a display, a bus or fake root
+    "xvfb-run": _w("-n --server-num -s --server-args -e --error-file -f --auth-file -p --xauth-protocol "
+                   "-w --wait"),
+    **{name: _w() for name in ("dbus-run-session", "fakeroot", "tini", "dumb-init")},
 }
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
