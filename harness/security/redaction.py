@@ -7,7 +7,8 @@ tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``) or by t
 syntax gives them (``redaction_positions``: netrc, pgpass, password flags) or by the document
 that holds them (``redaction_structured``: Kubernetes Secrets, name/value pairs, INI/TOML/HCL
 and properties lines, XML elements, YAML block scalars; ``redaction_tables``: columns of CSV,
-Markdown, psql/mysql and aligned tables under a secret header). Callers may add their
+Markdown, psql/mysql and aligned tables under a secret header; ``redaction_calls``: arrow pairs,
+setters and calls named for a credential). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 """
 
@@ -19,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
+from harness.security.redaction_calls import redact_calls
 from harness.security.redaction_positions import redact_positions
 from harness.security.redaction_shapes import redact_shapes
 from harness.security.redaction_structured import redact_structured
@@ -51,7 +53,8 @@ def _redact_known(text: str) -> str:
 def _redact_uncached(text: str) -> str:
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
-    return redact_positions(redact_shapes(redact_structured(redact_tables(text))))
+    text = redact_structured(redact_calls(redact_tables(text)))
+    return redact_positions(redact_shapes(text))
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

@@ -82,7 +82,7 @@ _CONNECTS = re.compile(r"(?<![\w-])(?:-[uUlhD][ \t]*[^\s-]|--(?:user(?:name)?|lo
 ``login``/``auth`` (``docker login -u ci -p ...``, ``redis-cli -h cache -a ...``, ``sshpass -p
 ... ssh deploy@host``, ``ldapsearch -D ... -w ...``). On such a line the conventional password
 flags' values are passwords even when they read as words and digits."""
-_PASSWORD_LETTERS = "paw"
+_PASSWORD_LETTERS = "pawP"
 
 
 def _line_of(m: re.Match[str]) -> str:
@@ -135,6 +135,19 @@ def _sub_user_flag(m: re.Match[str]) -> str:
     return m.group(0)[: m.start(at) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(at) - m.start(0):]
 
 
+# Windows-style options (`xfreerdp /u:admin /p:...`, `net use ... /user:x`, `cmdkey /pass:...`):
+# a secret name, or the lone `p` beside a `/u:` or `/user:`.
+_SLASH_OPTION = re.compile(r"(?<![\w/:.])/([A-Za-z]\w*):(['\"]?)([^\s'\"]+)\2")
+
+
+def _sub_slash_option(m: re.Match[str]) -> str:
+    name, value = m.group(1), m.group(3)
+    paired = name.lower() == "p" and re.search(r"(?i)(?<![\w/])/u(?:ser)?:\S", _line_of(m))
+    if not (secret_name(name) or paired) or not literal(value) or not _worth_hiding(value, True):
+        return m.group(0)
+    return m.group(0)[: m.start(3) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(3) - m.start(0):]
+
+
 # Single-dash long flags (openssl, Java's keytool, Go's flag package): `-storepass X`,
 # `-password=X`, openssl's `-passin pass:X` (its `pass:` prefix says a literal follows).
 _LONG_SINGLE = re.compile(r"(?<![\w-])-([A-Za-z][\w-]{2,})(?:=|[ \t]+)(['\"]?)(pass:)?"
@@ -162,6 +175,7 @@ _PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (_PGPASS, _sub_pgpass),
     (_USER_FLAG, _sub_user_flag),
     (_LONG_SINGLE, _sub_long_single),
+    (_SLASH_OPTION, _sub_slash_option),
     (_SHORT_GLUED_P, _sub_glued_p),
     (_SHORT_SPACED, _sub_spaced),
     (_BARE_QUERY, lambda m: _QUERY.sub(_sub_query, m.group(0))),

@@ -27,26 +27,12 @@ from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 
+from harness.security.redaction_words import load_words
+
 PLACEHOLDER = "[REDACTED]"
 
 
-def _load_words() -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]:
-    """``(words, weak words, words of several parts joined)`` from ``redaction_words.yaml``:
-    the words for password, secret, key and token in many languages (data, so that a log
-    field named ``passwort`` or ``密码`` is read as ``password`` is)."""
-    from harness.security.patterns import PatternFileError, _read_yaml, _resolve  # (no cycle)
-
-    path = _resolve("redaction_words.yaml")
-    data = _read_yaml(path)
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in ("strong", "weak")):
-        raise PatternFileError(f"{path}: expected lists under 'strong' and 'weak'")
-    words = [str(w).lower() for w in data["strong"] + data["weak"]]
-    single = tuple(w for w in words if not re.search(r"[\s_-]", w))
-    joined = tuple(re.sub(r"[\s_-]+", "", w) for w in words if re.search(r"[\s_-]", w))
-    return single, frozenset(str(w).lower() for w in data["weak"]), joined
-
-
-_SECRET_WORDS, _WEAK_WORDS, _JOINED_WORDS = _load_words()
+_SECRET_WORDS, _WEAK_WORDS, _JOINED_WORDS = load_words()
 """A name part that *ends with* one of these marks a secret (``authToken``, ``PGPASSWORD``,
 ``Benutzerpasswort``); a lone weak word (``key``, ``clave``) needs a random-looking value."""
 _ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest",

@@ -111,6 +111,39 @@ def _secret_column(name: str) -> bool:
     return parts[-1].endswith(_SECRET_WORDS) or "".join(parts).endswith(_JOINED_WORDS or ("\0",))
 
 
+_SQL_COLUMNS = re.compile(r"(?i)^\s*(?:INSERT\s+INTO|COPY)\s+[\w.\"`\[\]]+\s*\(([^()]+)\)\s*(VALUES\s*)?")
+"""``INSERT INTO t (a, b) VALUES (...)`` and pg_dump's ``COPY t (a, b) FROM stdin;``: the column
+list is the header of the values after it (on the same line, or the tab-separated lines
+below)."""
+
+
+def _sql_header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int]] | None:
+    m = _SQL_COLUMNS.match(line)
+    if not m:
+        return None
+    names = [n.strip().strip('"`[]') for n in m.group(1).split(",")]
+    secret = [i for i, n in enumerate(names) if _secret_column(n)]
+    return (_sep_cells("\t"), names, secret) if secret else None
+
+
+_TUPLE = re.compile(r"\(((?:[^()'\"]|'(?:[^'\\]|''|\\.)*'|\"(?:[^\"\\]|\\.)*\")*)\)")
+
+
+def _redact_values(line: str, names: list[str], secret: list[int], start: int) -> str:
+    """The secret columns of each ``(...)`` tuple of an INSERT's VALUES, from ``start``."""
+    def sub(t: re.Match[str]) -> str:
+        body = t.group(1)
+        spans = _sep_cells(",")(body.replace("'", '"'))  # (SQL quotes strings with ')
+        if len(spans) != len(names):
+            return t.group(0)
+        for col in sorted(secret, reverse=True):
+            a, b = spans[col]
+            if a < b and _hidden(body[a:b], names[col]):
+                body = body[:a] + PLACEHOLDER + body[b:]
+        return f"({body})"
+    return line[:start] + _TUPLE.sub(sub, line[start:])
+
+
 def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int]] | None:
     """``(splitter, header names, indexes of secret columns)`` when ``line`` is a header."""
     split = _splitter(line)
@@ -127,10 +160,21 @@ def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int
 def _redact_rows(lines: list[str], head: int) -> int:
     """Hide the secret cells of the rows under the header ``lines[head]``; the index after the
     last row."""
-    found = _header(lines[head])
+    sql = _SQL_COLUMNS.match(lines[head])
+    if sql and sql.group(2):
+        found = _sql_header(lines[head])
+        if found:
+            lines[head] = _redact_values(lines[head], found[1], found[2], sql.end())
+        return head + 1
+    found = _sql_header(lines[head]) if sql else _header(lines[head])
     if found is None:
         return head + 1
     split, names, secret = found
+    if len(names) == 2 and secret == [0] and _hidden(names[1], names[0]):
+        # `password | ...` of psql's expanded display, a two-column key/value listing: a row
+        a, b = split(lines[head])[1]
+        lines[head] = lines[head][:a] + PLACEHOLDER + lines[head][b:]
+        return head + 1
     i = head + 1
     while i < len(lines) and i - head <= MAX_ROWS:
         line = lines[i]
@@ -138,6 +182,8 @@ def _redact_rows(lines: list[str], head: int) -> int:
             i += 1
             continue
         spans = split(line) if line.strip() else []
+        if len(spans) == len(names) + 1 and line[slice(*spans[0])].isdigit():
+            spans = spans[1:]  # a data frame's row index, a column without a header
         if len(spans) != len(names):
             break
         for col in sorted(secret, reverse=True):  # right to left: earlier spans stay valid
@@ -147,6 +193,34 @@ def _redact_rows(lines: list[str], head: int) -> int:
         lines[i] = line
         i += 1
     return i
+
+
+_HTML_ROW = re.compile(r"(?is)<tr\b[^>]*>(.{0,4000}?)</tr>|</table>")
+_HTML_CELL = re.compile(r"(?is)(<t([hd])\b[^>]*>)(.{0,1000}?)(</t\2>)")
+
+
+def _redact_html(text: str) -> str:
+    """HTML tables: the ``<th>`` row names the columns of the ``<td>`` rows after it."""
+    header: list[str] = []
+
+    def row(m: re.Match[str]) -> str:
+        nonlocal header
+        if m.group(1) is None:  # </table>
+            header = []
+            return m.group(0)
+        cells = list(_HTML_CELL.finditer(m.group(1)))
+        if cells and all(c.group(2).lower() == "h" for c in cells):
+            header = [re.sub(r"<[^>]*>", "", c.group(3)).strip() for c in cells]
+            return m.group(0)
+        if len(cells) != len(header):
+            return m.group(0)
+        body = m.group(1)
+        for col in reversed(range(len(cells))):
+            c, value = cells[col], cells[col].group(3).strip()
+            if value and _secret_column(header[col]) and _hidden(value, header[col]):
+                body = body[: c.start(3)] + PLACEHOLDER + body[c.end(3):]
+        return m.group(0)[: m.start(1) - m.start(0)] + body + m.group(0)[m.end(1) - m.start(0):]
+    return _HTML_ROW.sub(row, text)
 
 
 def _candidate_lines(text: str) -> list[int]:
@@ -165,6 +239,8 @@ def redact_tables(text: str) -> str:
     candidates = _candidate_lines(text)
     if not candidates:
         return text
+    if "<t" in text and ("<th" in text or "<TH" in text):
+        text = _redact_html(text)
     lines = text.split("\n")
     done = 0
     for i in candidates:

@@ -135,6 +135,10 @@ KNOWN_MISSES = {
     "command_lines.yaml": [],
     # written after reading the round-4 rows (next members of their classes): 5/5, 0/4
     "clusters.yaml": [],
+    # written after reading the rows: the next member of each class (22/23, 0/13); the miss is a
+    # domain passed after the password (`NetworkCredential(user, password, domain)`): the last
+    # literal is taken as the password, and positions differ by API
+    "next_members.yaml": ["network-credential-domain"],
 }
 
 
