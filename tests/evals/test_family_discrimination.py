@@ -35,7 +35,6 @@ def _ids(family: str, *variants: str) -> list[str]:
 # a control turns them into XPASS: then drop them from here. These are the round-4 fresh
 # batch's misses, relabelled untuned when tuning on them began.
 ON_GAPS: set[str] = {
-    *_ids("secrets-by-shape", "python-traceback-kwarg", "shell-history-curl-user"),
 }
 OTHER_GAPS = {
     # With the item's control off the variant still passes, for a reason outside the control.
