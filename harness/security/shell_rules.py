@@ -35,6 +35,8 @@ _SQL_STATEMENT = re.compile(r"(?:^|;)\s*(?:drop\s+(?:table|database|schema|view|
 _TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "cat",
                   "less", "more", "head", "tail", "history", "man", "jq", "yq", "diff", "wc", "sort", "uniq",
                   "cut", "tr", "column", "fold", "fmt", "tee", "test", "[", "expr", "printenv", "logger"}
+_EVALS = re.compile(r"\b(?:exec|eval|compile|Function|runInThisContext|runInNewContext|instance_eval|class_eval"
+                    r"|module_eval|evalq|parse_eval|loadstring|load)\s*\(?\s*['\"`]|\beval\s*\(")
 _DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
 # Programs that run code given on the line or on stdin, in any language (Lua, R, Julia, Tcl, Elixir,
 # Erlang, the JVM and .NET scripting hosts, Lisps, Haskell, TypeScript runners ...).
@@ -349,6 +351,8 @@ def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
     if not code:
         return None
     said = mask(code, program(cmd.argv)) + "\n" + dynamic_calls(code)  # what it calls, not what its literals say
+    if _EVALS.search(said):  # exec('...'), eval "...", new Function('...'): the strings are code too
+        said += "\n" + "\n".join(next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code))
     for p in load_patterns("destructive_commands.yaml", "code_rules", "guidance"):
         if p.regex.search(said):
             return p.id
