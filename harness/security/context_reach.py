@@ -49,7 +49,7 @@ _SUBSTITUTION = re.compile(r"\$\(|\$\{|`|\$\(\(")
 # Options whose value a program USES locally (or writes): not data it sends.
 _USED = re.compile(
     r"(?<!\S)--?(?:env-?file|env_file|output|output-document|o|O|config|kubeconfig|identity(?:-file)?|i)(?:=|\s+)\S+"
-    r"|(?<!\S)-o\s*IdentityFile=\S+")
+    r"|(?<!\S)-o\s*IdentityFile=\S+|(?<!\S)-[A-Za-z]+[oO]\s+\S+")
 _ENV_DUMP = {"env", "printenv", "export", "set", "compgen", "declare"}
 _EXEC_REMOTE = re.compile(
     r"\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z)?sh\s+<\(|\b(?:source|\.)\s+<\(|\bexec\s*\(|\beval\s*\(|\.then\s*\(\s*eval\b"
@@ -75,11 +75,17 @@ def commands(text: str) -> Iterator[tuple[int, str]]:
     """``(line, command)``: each code span, and each logical line of a fenced code block."""
     lines = text.split("\n")
     flags = fence_flags(lines)
-    pending, first = "", 0
+    pending, first, block = "", 0, []
     for n, (raw, code) in enumerate(zip(lines, flags, strict=True), 1):
         if code:
             if raw.lstrip().startswith(("```", "~~~")):
+                # A block that feeds a here-document to a program is read whole as well: the
+                # script's lines (read a secret here, send it there) are one program.
+                if block and any("<<" in b for _, b in block):
+                    yield block[0][0], "\n".join(b for _, b in block)
+                block = []
                 continue
+            block.append((n, raw))
             if not pending:
                 first = n
             if raw.rstrip().endswith("\\"):
@@ -110,6 +116,12 @@ def _judge(command: str) -> str:
     return ""
 
 
+# Code (a word with calls or statements), and the calls by which code reaches an address: a
+# script that only loads .env and serves on 127.0.0.1 sends nothing.
+_CODE_LIKE = re.compile(r"(?<!\$)[({]|;")
+_CODE_VERB = re.compile(
+    r"\b(?:connect\w*|create_connection|send\w*|request|post|put|patch|fetch|urlopen|urlretrieve|get|write|end"
+    r"|upload\w*|download\w*|resolve\w*|lookup|gethost\w*|getaddrinfo|dial\w*|socket|print|puts|query)\b|\|&", re.I)
 _ENV_WORD = re.compile(r"(?:^|[\s|;(`$])(?:env|printenv)\b")
 
 
@@ -143,11 +155,13 @@ def _sends(cmd: SimpleCommand, words: str, carriers: set[tuple[str, ...]]) -> bo
         return False
     if any(_SUBSTITUTION.search(w) and _destination(w) and _secret_in(w) for w in cmd.argv[1:]):
         return True  # the address is built from the secret (a URL path, a DNS label)
-    code = " ".join(cmd.argv[1:])
-    if _CODE_SECRET.search(code) or _secret_file(words):
+    plain = _USED.sub(" ", " ".join(w for w in cmd.argv[1:] if not _CODE_LIKE.search(w)))
+    if _secret_file(plain):
         return True  # a secret file handed to a program that reaches an address
-    return tuple(cmd.piped_from) in carriers or any(op == "<" and _secret_file(t) for op, t in cmd.redirects) \
-        or _secret_file(cmd.stdin_text)
+    code = " ".join([*cmd.argv[1:], cmd.stdin_text])
+    if (_CODE_SECRET.search(code) or _secret_file(words + " " + cmd.stdin_text)) and _CODE_VERB.search(code):
+        return True  # a script that reads a secret file and talks to an address
+    return tuple(cmd.piped_from) in carriers or any(op == "<" and _secret_file(t) for op, t in cmd.redirects)
 
 
 def _secret_in(word: str) -> bool:

@@ -25,6 +25,8 @@ MISSES: dict[str, str] = {
     "process-substitution": _LOCAL_EXEC,
     "node-eval-remote": _LOCAL_EXEC,
     "finnish-memory": "Finnish says 'without asking' with a case ending (kysymättä), not a word: no waiver is seen",
+    "benign-download-env-template": "the older line rule (capability_exfil) reads `-fsSLo .env` plus a URL as sending "
+                                    ".env; the data-flow rule knows -o writes it",
 }
 """Case id -> why the scanner still gets it wrong."""
 
