@@ -37,6 +37,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # fraction, a grouped amount (``1,234,567``) or a signed number's tail; before ``sha``,
     # which would blank it as a hex run without letters.
     ("number", re.compile(r"(?<![\w.,+])(?<![\w.,+]-)\d{10,40}(?![\w]|[.,]\d)")),
+    # A shorter one (6-9 digits) where a label says it is a number that names something: after
+    # `#` or a word such as id, no, account, order, ticket (only the digits are the identifier).
+    ("number", re.compile(r"(?i)(?:(?<![\w#])#|\b(?:id|no|nr|num|number|account|acct|order|"
+                          r"ticket|invoice|case|customer|member|user|chat|job|ref|issue|pr)s?\b"
+                          r"[ \t]{0,2}(?:[:=#]|no\.?)?[ \t]{0,2}#?)(?P<tok>\d{6,9})(?![\w]|[.,]\d)")),
     # Not a dotted part of a longer token (``1.4.2+sha.5114f85`` is one build tag).
     ("sha", re.compile(r"(?<![\w-])(?<!\w[.+])[0-9a-fA-F]{7,64}(?![\w-]|[.+]\w)")),
     # Any other opaque token: alnum runs joined by separators (a MAC, a pod, a build tag, a
@@ -137,14 +142,15 @@ def _scan_identifiers(text: str) -> list[tuple[str, str, int]]:
     ends, starts = _cut_points(text)
     for kind, pattern in _PATTERNS:
         def blank(m: re.Match[str], kind: str = kind) -> str:
-            token = m.group(0).rstrip(_TRAILING)
-            if m.start() in starts or m.start() + len(token) in ends:
+            at = m.start("tok") if "tok" in m.re.groupindex else m.start()
+            token = m.group(0)[at - m.start():].rstrip(_TRAILING)  # (a label before it is not)
+            if at in starts or at + len(token) in ends:
                 return " " * len(m.group(0))  # cut mid-way by truncation: a fragment
             if token not in last:
                 if not _valid(kind, token):
                     return m.group(0) if kind in _PASS_THROUGH else " " * len(m.group(0))
                 found.append((kind, token))
-            last[token] = m.start()
+            last[token] = at
             return " " * len(m.group(0))
 
         text = pattern.sub(blank, text)
