@@ -72,7 +72,7 @@ def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple
     in ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it)."""
     parsed = parse(command)
     made_empty: set[str] = set()
-    temps: set[str] = set()  # variables the line sets to a temporary place (d=$(mktemp -d))
+    temps: dict[str, str] = {}  # variables the line sets (d=$(mktemp -d) reads as $TMPDIR)
     for cmd in parsed.commands:
         temp_variables(cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in _DECLARE else []), temps)
         for c in expand(cmd):

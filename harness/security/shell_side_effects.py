@@ -34,24 +34,26 @@ def temp_place(word: str) -> bool:
     return bool(_TEMP.search(word))
 
 
-def temp_variables(assignments: list[str], known: set[str]) -> None:
-    """Add to ``known`` each ``NAME`` of ``NAME=value`` whose value is a temporary place."""
+def temp_variables(assignments: list[str], known: dict[str, str]) -> None:
+    """Record in ``known`` each ``NAME=value`` of the line: a temporary place as ``$TMPDIR``, any
+    other value as written, so ``BUILD_TMP=./build/tmp`` names a folder here, not a temp dir."""
     for a in assignments:
-        name, _, value = a.partition("=")
-        if re.fullmatch(r"[A-Za-z_]\w*", name) and (temp_place(value) or _uses(value, known)):
-            known.add(name)
+        name, eq, value = a.partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_]\w*", name):
+            value = with_temp_variables([value], known)[0]
+            known[name] = _TEMP_VAR if temp_place(value) else value
 
 
-def with_temp_variables(argv: list[str], known: set[str]) -> list[str]:
-    """``argv`` with words that start with a known temp variable spelled ``$TMPDIR...``."""
-    return [_TEMP_VAR + w[m.end():] if (m := _uses(w, known)) else w for w in argv] if known else argv
+def with_temp_variables(argv: list[str], known: dict[str, str]) -> list[str]:
+    """``argv`` with words that start with a variable the line assigned spelled with its value."""
+    return [known[m.group(1) or m.group(2)] + w[m.end():] if (m := _uses(w, known)) else w for w in argv] if known else argv
 
 
-def _uses(word: str, known: set[str]) -> re.Match[str] | None:
-    if not known:
+def _uses(word: str, known: dict[str, str]) -> re.Match[str] | None:
+    if not known or not word.startswith("$"):
         return None
     names = "|".join(re.escape(n) for n in sorted(known))
-    return re.match(r"\$(?:\{(?:" + names + r")\}|(?:" + names + r")\b)", word)
+    return re.match(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)", word)
 
 
 def _split(args: list[str], value_opts: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], list[str]]:
