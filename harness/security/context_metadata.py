@@ -29,8 +29,9 @@ _ATTRIBUTE = re.compile(r"""([\w:.-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)""")
 _PREFIX = re.compile(r"^\s*(?:#+|//+|;+|--|%|\*|/\*+|\.\.)?\s*")
 # One line of a metadata run, after its comment prefix: key: value, key = value, :attr: value,
 # [section], a fence of the block (# ///), a shebang, an AsciiDoc title, a directive (.. meta::).
-_KEY_VALUE = re.compile(r"^:?[A-Za-z][\w.-]{1,40}:?\s*(?::|=)\s*\S|^:[\w.-]+:\s*$|^#\+\w+:")
-_MEMBER = re.compile(r"^\s*(?:\[[^\]\n]{1,60}\]\s*$|#\s*///(?:\s*[\w-]+)?\s*$|#!\S|=\s+\S|\.\.\s+[\w-]+::|End:\s*$)")
+_KEY_VALUE = re.compile(r"^:?[A-Za-z_][\w.-]{1,40}:?\s*(?::|=)\s*\S|^:[\w.-]+:\s*$|^#\+\w+:|^[A-Za-z_][\w.-]{1,40}:\s*$")
+"""``key: value``, ``key = value``, ``:attr: value``, ``#+KEY:``, and ``key:`` opening a nested mapping."""
+_MEMBER = re.compile(r"^\s*(?:---\s*$|\[[^\]\n]{1,60}\]\s*$|#\s*///(?:\s*[\w-]+)?\s*$|#!\S|=\s+\S|\.\.\s+[\w-]+::|End:\s*$)")
 _PAIRS = re.compile(r"""(?:[^;"']|"[^"]*"|'[^']*')+""")
 _VALUE = re.compile(r"""^(\s*[^:="']{1,60}?(?::|=)\s*)("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')\s*[;,]?\s*$""")
 _MAX_RUN = 60
