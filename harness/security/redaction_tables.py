@@ -89,6 +89,15 @@ def _strip(line: str, a: int, b: int, quotes: bool = False) -> Span:
     return a, b
 
 
+def _inner(line: str, a: int, b: int) -> Span:
+    """A cell's value inside Markdown code or emphasis marks (`` `...` ``, ``**...**``)."""
+    for mark in ("`", "**"):
+        n = len(mark)
+        if b - a > 2 * n and line.startswith(mark, a) and line[:b].endswith(mark):
+            return a + n, b - n
+    return a, b
+
+
 def _splitter(line: str) -> Callable[[str], list[Span]] | None:
     """How the table whose header is ``line`` splits its lines."""
     if any(c in line for c in _BARS):
@@ -149,12 +158,17 @@ def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int
     split = _splitter(line)
     if split is None:
         return None
-    names = [line[a:b] for a, b in split(line)]
+    names = [line[a:b].strip("*_` ") for a, b in split(line)]  # (Markdown emphasis, code)
     if len(names) < 2 or not all(_HEADER_CELL.fullmatch(n) for n in names) \
             or any(len(n.split()) > 4 for n in names):
         return None
     secret = [i for i, n in enumerate(names) if _secret_column(n)]
     return (split, names, secret) if secret else None
+
+
+def _pair_value(line: str, split: Callable[[str], list[Span]]) -> str:
+    a, b = _inner(line, *split(line)[1])
+    return line[a:b]
 
 
 def _redact_rows(lines: list[str], head: int) -> int:
@@ -170,9 +184,9 @@ def _redact_rows(lines: list[str], head: int) -> int:
     if found is None:
         return head + 1
     split, names, secret = found
-    if len(names) == 2 and secret == [0] and _hidden(names[1], names[0]):
+    if len(names) == 2 and secret == [0] and _hidden(_pair_value(lines[head], split), names[0]):
         # `password | ...` of psql's expanded display, a two-column key/value listing: a row
-        a, b = split(lines[head])[1]
+        a, b = _inner(lines[head], *split(lines[head])[1])
         lines[head] = lines[head][:a] + PLACEHOLDER + lines[head][b:]
         return head + 1
     i = head + 1
@@ -187,7 +201,7 @@ def _redact_rows(lines: list[str], head: int) -> int:
         if len(spans) != len(names):
             break
         for col in sorted(secret, reverse=True):  # right to left: earlier spans stay valid
-            a, b = spans[col]
+            a, b = _inner(line, *spans[col])
             if a < b and _hidden(line[a:b], names[col]):
                 line = line[:a] + PLACEHOLDER + line[b:]
         lines[i] = line
