@@ -48,15 +48,15 @@ def metadata_blocks(text: str) -> list[tuple[int, str, float]]:
     out: list[tuple[int, str]] = []
     tags: list[tuple[int, str]] = []
     for n, line in enumerate(lines, 1):
-        for m in _EMACS_LINE.finditer(line) if "-*-" in line else ():
-            out.append((n, "\n".join(_PAIRS.findall(m.group(1)))))
+        for emacs in _EMACS_LINE.finditer(line) if "-*-" in line else ():
+            out.append((n, "\n".join(_PAIRS.findall(emacs.group(1)))))
         if "<?" in line or "<meta" in line.lower():
             tags += [(n, body) for body in _tag_attributes(line)]
-        if (m := _LOCAL_VARIABLES.match(line)) and (block := _local_variables(lines, n, m.group("prefix"))):
+        if (local := _LOCAL_VARIABLES.match(line)) and (block := _local_variables(lines, n, local.group("prefix"))):
             out.append((n + 1, block))
     for n in _edge_lines(lines, 5):
-        if m := _VIM_MODELINE.search(lines[n - 1]):
-            out.append((n, (m.group(1) or m.group(2)).replace(":", "\n")))
+        if vim := _VIM_MODELINE.search(lines[n - 1]):
+            out.append((n, (vim.group(1) or vim.group(2)).replace(":", "\n")))
     if leading_header(text) is None:
         out += _run(lines, range(len(lines)))
     out += _run(lines, range(len(lines) - 1, -1, -1))
@@ -86,7 +86,7 @@ def _attributes(text: str) -> str:
 
 
 def _local_variables(lines: list[str], n: int, prefix: str) -> str:
-    body = []
+    body: list[str] = []
     for line in lines[n:n + _MAX_RUN]:
         inner = line[len(prefix):] if prefix and line.startswith(prefix) else line
         if inner.strip().lower().startswith("end:"):

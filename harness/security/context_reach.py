@@ -75,7 +75,8 @@ def commands(text: str) -> Iterator[tuple[int, str]]:
     """``(line, command)``: each code span, and each logical line of a fenced code block."""
     lines = text.split("\n")
     flags = fence_flags(lines)
-    pending, first, block = "", 0, []
+    pending, first = "", 0
+    block: list[tuple[int, str]] = []
     for n, (raw, code) in enumerate(zip(lines, flags, strict=True), 1):
         if code:
             if raw.lstrip().startswith(("```", "~~~")):

@@ -153,7 +153,7 @@ def _handed_to(a: str, texts: list[tuple[str, str]], how: _Reading) -> list[sig.
 
 def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
                 b_sentences: list[Sentence], how: _Reading,
-                handed: list[sig.Finding] = ()) -> list[tuple[int, Definition]]:
+                handed: Sequence[sig.Finding] = ()) -> list[tuple[int, Definition]]:
     a_sentences = [s for s in split_sentences(a_text, examples=how.examples) if s.text.strip() not in b_lines]
     delegates, named = _delegation_pattern(b), _name_pattern(b)
     found = []
