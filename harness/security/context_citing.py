@@ -137,9 +137,9 @@ _RELATIVE = re.compile(
 
 
 def _relative(text: str, m: re.Match[str]) -> bool:
-    """The order verb ``m`` (of another language) opens no order: it is the verb of a relative
-    clause describing a noun ("... un cambio que ejecute `...`")."""
-    return not _ORDER.fullmatch(m.group()) and bool(_RELATIVE.search(text[max(0, m.start() - 60):m.start()]))
+    """The order verb ``m`` opens no order: it is the verb of a relative clause describing a
+    noun ("... un cambio que ejecute `...`", "... mudança que execute `...`")."""
+    return bool(_RELATIVE.search(text[max(0, m.start() - 60):m.start()]))
 
 
 def _negated(text: str, m: re.Match[str]) -> bool:

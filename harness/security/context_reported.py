@@ -100,6 +100,12 @@ def _follows(text: str, aimed: bool = False) -> bool:
 
 
 @cache
+def _relative_rx() -> regex.Pattern[str]:
+    """A relative pronoun closing the text before a code span: ", die `...` ausführt"."""
+    return regex.compile(f"(?:{_alternation(_data()['relative'], True)})\\s*$")
+
+
+@cache
 def _reference_rx() -> regex.Pattern[str]:
     return regex.compile(_alternation(_data()["reference"], True))
 
@@ -190,7 +196,8 @@ def _unit_reports(text: str, heading: str) -> bool:
             inside = _words(before) >= 1 and _words(tail) >= 1
             if t.clause and not (inside or named):
                 return False
-            if not t.clause and not (named and _words(head) >= _MIN_BEFORE and (_words(tail) or report_words(frame))):
+            deep = _words(head) >= _MIN_BEFORE or _relative_rx().search(head.lower())
+            if not t.clause and not (named and deep and (_words(tail) or report_words(frame))):
                 return False
     return True
 
