@@ -43,6 +43,7 @@ from harness.security.context_channels import (
 from harness.security.context_citing import cited_lines, described_lines
 from harness.security.context_metadata import metadata_blocks
 from harness.security.context_reach import reach_findings
+from harness.security.context_reported import endorsed_quotes, reported_lines
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_split import digest, split_issues
 from harness.security.context_text import (
@@ -142,7 +143,7 @@ def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanO
     if spoofed >= _MIN_SPOOFED_WORDS:
         issues.append(f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing")
     issues += _visible_issues(text, options)
-    channels = hidden_channels(text, options.any_front_matter)
+    channels = hidden_channels(text, options.any_front_matter, options.example_context)
     if options.any_front_matter:  # metadata of any other format, wherever it sits
         channels += [Channel("the file metadata", n, body, base) for n, body, base in metadata_blocks(text)]
     for channel in channels:
@@ -169,9 +170,17 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
     index = sig.TriggerIndex([s.text for s in sentences])
     variants = options.phrase_variants
     strong = sig.phrase_findings(sentences, sig.sections("injection", variants), index=index, defines=examples)
-    issues = [f"Contains injection phrase ({f.text})" for f in strong]
     weak = (sig.phrase_findings(sentences, sig.sections("signals", variants), index=index, defines=examples)
             + sig.phrase_findings(sentences, "command_signals", True, index=index, defines=examples))
+    capability = options.exfil_by_capability
+    exfil = sig.exfil_findings(text, capability) + (sig.capability_exfil(text) + reach_findings(text) if capability else [])
+    # A report that quotes the payload (context_reported): judged on the lines where something was found.
+    hits = {f.line for f in [*strong, *weak, *exfil]} if examples else set()
+    reported = reported_lines(text, hits) if hits else set()
+    strong = [f for f in strong if f.line not in reported]
+    weak = [f for f in weak if f.line not in reported]
+    issues = [f"Contains injection phrase ({f.text})" for f in strong]
+    issues += [f"Quotes an attack and tells the agent to follow it (line {n})" for n in (endorsed_quotes(text) if examples else [])]
     by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
     for f in weak:
         by_paragraph[f.paragraph].append(f)
@@ -180,9 +189,7 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
         if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
             line = min(f.line for f in found)
             issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
-    capability = options.exfil_by_capability
-    exfil = sig.exfil_findings(text, capability) + (sig.capability_exfil(text) + reach_findings(text) if capability else [])
-    listed = described_lines(sentences) if examples else set()
+    listed = (described_lines(sentences) | reported) if examples else set()
     if examples:
         listed |= cited_lines(text, sentences, {f.line for f in exfil} - listed)
     issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in exfil if f.line not in listed]
