@@ -26,7 +26,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                         r"[0-9a-fA-F]{12}\b")),
     ("ipv6", re.compile(r"(?<=\[)[0-9A-Fa-f:.]{2,45}(?=\])|(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}"
-                        r"(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?:%[\w.]+)?(?![\w:]|\.\d)")),
+                        r"(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?:%[\w.]+)?(?:/\d{1,3}(?!\d))?"
+                        r"(?![\w:]|\.\d)")),  # (a prefix length: 2001:db8::/32)
     ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?" + _URL_TAIL +
                       r"(?![\w.])")),
     ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b" + _URL_TAIL)),
@@ -104,17 +105,23 @@ def _opaque(token: str) -> bool:
         return False
     runs = _ALNUM_RUN.findall(core)
     alternations = sum(a[0].isdigit() != b[0].isdigit() for a, b in pairwise(runs))
-    return alternations >= 3
+    if alternations >= 3 or alternations and re.search(r"\d{8}", core):
+        return True  # (the second: a prefix and a long number, S-1-5-21-..., INV-2024000123)
+    # Mixed case changing often (cus_NffrFeUfNV2Hib): generated, where a CamelCase name
+    # (Python3Lexer, getV2Endpoint) changes case a few times only.
+    return len(core) >= 10 and bool(re.search(r"\d", core)) and \
+        len(re.findall(r"[A-Z]+|[a-z]+|\d+", core)) >= 8
 
 
 def _ipv6(token: str) -> bool:
     """An IPv6 address (full, compressed, IPv4-mapped, with a zone), not ``12:30:45`` or
     ``a::b``: it must parse and carry at least four hex digits."""
+    address = token.split("/")[0].split("%")[0]
     try:
-        ipaddress.IPv6Address(token.split("%")[0])
+        ipaddress.IPv6Address(address)
     except ValueError:
         return False
-    return len(re.findall(r"[0-9A-Fa-f]", token.split("%")[0])) >= 4
+    return len(re.findall(r"[0-9A-Fa-f]", address)) >= 4
 
 
 def _cut_points(text: str) -> tuple[set[int], set[int]]:
@@ -143,7 +150,9 @@ def _scan_identifiers(text: str) -> list[tuple[str, str, int]]:
     for kind, pattern in _PATTERNS:
         def blank(m: re.Match[str], kind: str = kind) -> str:
             at = m.start("tok") if "tok" in m.re.groupindex else m.start()
-            token = m.group(0)[at - m.start():].rstrip(_TRAILING)  # (a label before it is not)
+            token = m.group(0)[at - m.start():]  # (a label before it is not)
+            # Sentence punctuation after it is not part of it; an IPv6 network ends in `::`.
+            token = token.rstrip(_TRAILING) if kind != "ipv6" else token.rstrip(".,;!?")
             if at in starts or at + len(token) in ends:
                 return " " * len(m.group(0))  # cut mid-way by truncation: a fragment
             if token not in last:
