@@ -118,20 +118,36 @@ class Expander:
     def __init__(self, root: str | None) -> None:
         self.root = root or _SENTINEL_ROOT
         self.scope = Scope(self.root, {}, set(), None)
+        self.used: set[str] = set()
+        """Variables of the line that an evaluated word used (their assignment is then in it)."""
 
     def argv(self, argv: list[str], assignments: list[str], cwd: str) -> tuple[list[str], int]:
         self.scope.cwd = cwd if cwd.startswith("/") else posixpath.join(self.root, cwd) if cwd else self.root
+        skip = 0
         for a in assignments:
             assign(a, self.scope)
-        out, skip = [], 0
+            if self.scope.vars.get(a.partition("=")[0].rstrip("+")) is not None:
+                skip += _nested(a.partition("=")[2])  # `d=$(pwd)`: `pwd` is part of the value
+        out = []
         for word in argv:
-            if "$" in word or "`" in word:
+            refs = set(_REF.findall(word))
+            known = {"PWD", "OLDPWD", "HOME"} | {k for k, v in self.scope.vars.items() if v is not None}
+            if ("$" in word or "`" in word) and refs <= known:  # no default stands in for an unknown
                 value = expand_word(word, self.scope)
                 if value is not None and "\n" not in value:
-                    skip += sum(len(parse(inner).commands) for inner in substitutions(word))
+                    skip += _nested(word)
+                    self.used |= refs
                     word = value
             out.append(word)
         return out, skip
+
+
+_REF = re.compile(r"\$\{?#?([A-Za-z_]\w*)")
+
+
+def _nested(word: str) -> int:
+    """How many simple commands the substitutions in ``word`` hold."""
+    return sum(len(parse(inner).commands) for inner in substitutions(word))
 
 
 def substitutions(word: str) -> list[str]:

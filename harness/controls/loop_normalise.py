@@ -85,20 +85,20 @@ def commands_key(
     out: list[Any] = []
     expand = Expander(root)
     root = expand.root
-    skip, sets, pushed = 0, [], []
+    skip, pushed, went = 0, [], False
     for c in commands:
         if skip:  # a command inside a substitution already evaluated into its word
             skip -= 1
             continue
         argv, skip = expand.argv(c.argv, c.assignments, cwd)
-        if not argv:  # `d=scripts;` only sets what later words expand to (and env wrappers are folded)
-            sets.extend(c.assignments)
+        if not argv and not c.redirects:  # `d=x;`: in the key unless later words used it (`./$d/y`)
+            out.append(tuple(c.assignments))
             continue
-        if argv[0] in _NO_WORK and len(commands) > 1:  # `cd web || exit 1; ...`
+        if argv and argv[0] in _NO_WORK and len(commands) > 1:  # `cd web || exit 1; ...`
             continue
         moved = cd_target(argv, cwd, root, pushed)
         if moved is not None:
-            cwd = moved
+            cwd, went = moved, True
             continue
         inner = inline_script(argv)
         if inner is not None and depth < 3:  # `bash -c "make lint"` runs `make lint`
@@ -107,7 +107,16 @@ def commands_key(
                 out.extend(commands_key(parsed.commands, depth + 1, root, bind, cwd))
                 continue
         out.append(simple_key(argv, c.redirects, root, bind, cwd))
-    return out or ([{"set": sets}] if sets else [])  # a line of assignments only is what it sets
+    out = [_unused(x, expand.used) if isinstance(x, tuple) else x for x in out]
+    out = [x for x in out if x is not None]
+    return out or ([{"cd": cwd}] if went else [])  # a line that only changes directory says where
+
+
+def _unused(assignments: tuple[str, ...], used: set[str]) -> dict[str, Any] | None:
+    """An assignment-only command's key, None when every variable it sets was used by a later
+    word of the line (then the words carry the values)."""
+    names = {a.partition("=")[0].rstrip("+") for a in assignments}
+    return None if names <= used else {"set": list(assignments)}
 
 
 def without_echo(output: str, args: dict[str, Any]) -> str:

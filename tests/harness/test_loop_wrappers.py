@@ -53,6 +53,7 @@ def test_xargs_stays_a_marker_without_its_options() -> None:
     ('"$(realpath .)"/q.sh', "./q.sh"),
     ("d=bin; $d/q.sh", "bin/q.sh"),
     ("/ws/bin/q.sh", "cd bin && ./q.sh"),
+    ("f=$(pwd)/logs/a.log; tail -n 5 $f", "tail -n 5 logs/a.log"),
 ])
 def test_one_file_from_any_directory(a: str, b: str) -> None:
     assert shell_key(a, "/ws") == shell_key(b, "/ws")
@@ -65,6 +66,10 @@ def test_one_file_from_any_directory(a: str, b: str) -> None:
     ("$(pwd)/../x.sh", "./x.sh"),
     ("$X/q.sh", "./q.sh"),
     ("FOO=1", "BAR=2"),
+    ("cd ..", "cd src"),
+    ("A=$(pwd)", "B=$(pwd)"),
+    ("a=$(mktemp)", "b=$(mktemp)"),
+    (": ${X:=}", ": ${Y:=}"),
 ])
 def test_other_directories_stay_apart(a: str, b: str) -> None:
     assert shell_key(a, "/ws") != shell_key(b, "/ws")
@@ -88,7 +93,6 @@ def test_a_wrapper_no_table_knows_is_found_pairwise() -> None:
     ("Thread-12 waiting", "Thread-14 waiting"),
     ("gc: collected 123 objects in 0.01s", "gc: collected 98 objects in 0.02s"),
     ("[0.5s][info][gc] GC(3) Pause Young 24M->3M(256M) 2.3ms", "[0.9s][info][gc] GC(4) Pause Young 25M->3M(256M) 2.1ms"),
-    ("run 1234567890123456789 pending", "run 1234567890123499999 pending"),
 ])
 def test_non_clock_volatile_tokens_are_masked(a: str, b: str) -> None:
     assert mask_volatile(a) == mask_volatile(b)
@@ -103,6 +107,7 @@ def test_non_clock_volatile_tokens_are_masked(a: str, b: str) -> None:
     ("Inodes used: 40%", "Inodes used: 41%"),
     ("api-7d9f8b6c5-x2k9p Running", "api-7d9f8b6c5-x2k9p CrashLoopBackOff"),
     ("big.c:40123:7: error", "big.c:40124:7: error"),
+    ("# Serial: 167285380242319648451154478808036881606", "# Serial: 206684696279472310254277870180966723415"),
 ])
 def test_substance_next_to_them_is_kept(a: str, b: str) -> None:
     assert mask_volatile(a) != mask_volatile(b)
