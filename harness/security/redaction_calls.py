@@ -71,7 +71,9 @@ def _sub_credential_call(m: re.Match[str]) -> str:
 
 
 def _sub_plain_text(m: re.Match[str]) -> str:
-    return m.group(0) if not literal(m.group("v")) else m.group("q") + PLACEHOLDER + m.group("q")
+    if not literal(m.group("v")) or not _hidden(m.group("v"), "password"):
+        return m.group(0)  # (`"..."` in documentation)
+    return m.group("q") + PLACEHOLDER + m.group("q")
 
 
 _OPENS_LITERAL = re.compile(r"\([ \t]*['\"]")

@@ -24,6 +24,8 @@ from collections.abc import Callable
 
 from harness.security.redaction_shapes import (
     _QUERY,
+    _SECRET_WORDS,
+    _WEAK_WORDS,
     PLACEHOLDER,
     _sub_query,
     _worth_hiding,
@@ -31,6 +33,7 @@ from harness.security.redaction_shapes import (
     looks_random,
     secret_name,
 )
+from harness.security.redaction_words import trie_pattern
 
 
 def _hide(text: str, value: str) -> str:
@@ -122,17 +125,43 @@ def _sub_spaced(m: re.Match[str]) -> str:
 # `user:password` after -u / --user / --proxy-user ... (curl, wget, httpie's -a alike), and
 # smbclient's `-U user%password`; the `-u` may close a cluster of short flags (`curl -su`,
 # `-fsSLu`) or hold its value glued (`-uuser:pw`); quoted, the password may hold spaces.
-_USER_FLAG = re.compile(r"(?<![\w-])(?:-[A-Za-z]{0,6}[uU](?:=|[ \t]+)?|-a[ \t]+|--(?:[\w-]+-)?user"
-                        r"(?:=|[ \t]+))(?:(['\"])([^\s:%'\"/]+)[:%](\S[^'\"\n]*)\1|"
-                        r"([^\s:%'\"/]+)[:%]([^\s'\"]+))")
+_USER_FLAG = re.compile(r"(?<![\w-])(?:-[A-Za-z]{0,6}[uU](?:=|[ \t]+)|-u(?=[^\s-])|-a[ \t]+|"
+                        r"--(?:[\w-]+-)?user(?:=|[ \t]+))(?:(['\"])([^\s:%'\"/]+)[:%](\S[^'\"\n]*)\1|"
+                        r"([^\s:%'\"/]+)[:%]([^\s'\"`]*\w[^\s'\"`]*))")
 
 
 def _sub_user_flag(m: re.Match[str]) -> str:
     user, at = (m.group(2), 3) if m.group(1) else (m.group(4), 5)
-    secret = m.group(at)
-    if not literal(secret) or not literal(user) or re.fullmatch(r"\d+", secret):
-        return m.group(0)  # templates, or uid:gid
-    return m.group(0)[: m.start(at) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(at) - m.start(0):]
+    secret = m.group(at) if m.group(1) else m.group(at).rstrip(").,;]}>")  # (prose around it)
+    if not literal(secret) or not literal(user) or re.fullmatch(r"\d+", secret) or len(secret) < 3:
+        return m.group(0)  # templates, uid:gid, `user:pw` in documentation
+    start = m.start(at) - m.start(0)
+    return m.group(0)[:start] + PLACEHOLDER + m.group(0)[start + len(secret):]
+
+
+# Prose and log messages: a password word, then the value (`logging in with password X`,
+# `Passwort ist X`, `password was set to X`). Only the strong words (not `key`, `token`), only
+# a value that reads as a made-up password (letters with digits or symbols).
+_STRONG = re.compile(r"(?<![\w-])(?:" + trie_pattern(set(_SECRET_WORDS) - set(_WEAK_WORDS)) + r")"
+                     r"(?=[ \t])", re.IGNORECASE)
+_AFTER_WORD = re.compile(r"[ \t]+(?:(?:is|was|ist|est|es|set to|of)[ \t]+)?(['\"]?)"
+                         r"([^\s'\"]{6,}?)\1(?=[\s,;)]|\.?$|\.\s)")
+
+
+def _redact_prose(text: str) -> str:
+    if len(text) > 200_000:
+        return text  # (logs this long are read by the other passes; this one is a fallback)
+    out, done = [], 0
+    for w in _STRONG.finditer(text):
+        if w.start() < done:
+            continue
+        m = _AFTER_WORD.match(text, w.end())
+        if not m or not literal(m.group(2)) or not _password_like(m.group(2)) \
+                or secret_name(m.group(2).strip(".,")):
+            continue
+        out.append(text[done:m.start(2)] + PLACEHOLDER)
+        done = m.end(2)
+    return "".join(out) + text[done:] if out else text
 
 
 # Windows-style options (`xfreerdp /u:admin /p:...`, `net use ... /user:x`, `cmdkey /pass:...`):
@@ -186,4 +215,4 @@ _PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
 def redact_positions(text: str) -> str:
     for rx, fn in _PASSES:
         text = rx.sub(fn, text)
-    return text
+    return _redact_prose(text)

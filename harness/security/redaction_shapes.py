@@ -69,7 +69,8 @@ _COLON = re.compile(r"(?m)(?:^|(?<=[\s{,(])|(?<=[\s(]['\"]))(['\"]?)([^\W\d][\w.
 """``name: value``; a value never opens with ``{`` or ``[`` (a nested object on the same line:
 its own keys are the pairs to judge). Names in any script (``senha``, ``密码``); a pair may open a
 call (Ruby ``new(secret_key: ...)``) or a quoted header (``-H 'X-Api-Key: ...'``)."""
-_FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"]+)\2")
+_FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"-][^\s'\"]*)\2")
+"""``--name value``; a value never opens with ``-`` (``--batch --passphrase x``: the next flag)."""
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
 _QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
 _USERINFO = re.compile(r"(://)([^\s:/@]+)@")
@@ -216,6 +217,9 @@ def _sub_env(m: re.Match[str]) -> str:
     if m.group(6):
         return m.group(0)  # `x = make_client(`: code
     by_name = judged_name(name)
+    if m.group(3) and "=" in value and not by_name:  # a quoted connection string: its pairs
+        inner = _ENV.sub(_sub_env, value)
+        return m.group(0).replace(value, inner, 1) if inner != value else m.group(0)
     if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
         return m.group(0)
     if not _worth_hiding(value, by_name):

@@ -295,6 +295,24 @@ def _redact_k8s_json(text: str) -> str:
     return text
 
 
+# Quoted names with `=` (Windows .reg exports `"DefaultPassword"="..."`, some INI dialects) and
+# Dockerfile's space form `ENV DB_PASSWORD value`.
+_QUOTED_EQ = re.compile(r"([\"'])([^\W\d][\w.-]*)\1[ \t]*=[ \t]*([\"'])([^\"'\n]*)\3")
+_DOCKER_ENV = re.compile(r"(?m)^[ \t]*ENV[ \t]+([A-Za-z_]\w*)[ \t]+(['\"]?)([^\s'\"=][^\s'\"]*)\2[ \t]*$")
+
+# Values a CI log is told to mask (GitHub Actions `::add-mask::`, Azure Pipelines
+# `issecret=true`): secret by declaration, whatever their shape.
+_CI_MASK = re.compile(r"(::add-mask::|##vso\[task\.setvariable [^\]\n]*issecret=true[^\]\n]*\])"
+                      r"[ \t]*(['\"]?)([^\s'\"]+)")
+
+
+def _sub_ci_mask(m: re.Match[str]) -> str:
+    value = m.group(3)
+    if not literal(value):
+        return m.group(0)
+    return m.group(0)[: m.start(3) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(3) - m.start(0):]
+
+
 _PASSES: tuple[tuple[str | re.Pattern[str], re.Pattern[str], Callable[[re.Match[str]], str]],
                ...] = (
     ("alue:", _YAML_PAIR, _sub_pair(3, 6)),  # (each pass runs only where its marker occurs)
@@ -308,6 +326,9 @@ _PASSES: tuple[tuple[str | re.Pattern[str], re.Pattern[str], Callable[[re.Match[
     (re.compile(r"[\w-]\.[\w-]+="), _DOTTED, _sub_dotted),
     ("  ", _TABLE, _sub_table),
     ("=", _LINE, _sub_line),
+    ("=", _QUOTED_EQ, _sub_pair(2, 4)),
+    ("ENV", _DOCKER_ENV, _sub_pair(1, 3)),
+    (re.compile(r"add-mask|issecret"), _CI_MASK, _sub_ci_mask),
 )
 
 

@@ -19,3 +19,23 @@ def load_words() -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]:
     single = tuple(w for w in words if not re.search(r"[\s_-]", w))
     joined = tuple(re.sub(r"[\s_-]+", "", w) for w in words if re.search(r"[\s_-]", w))
     return single, frozenset(str(w).lower() for w in data["weak"]), joined
+
+
+def trie_pattern(words: set[str]) -> str:
+    """One regex for ``words`` as a prefix tree (``pass(?:word|wd|phrase)?``...): Python's
+    ``re`` tries every branch of a flat alternation at every position; a tree is several
+    times faster on text with none of the words."""
+    tree: dict = {}
+    for w in words:
+        node = tree
+        for c in w:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return emit(tree)

@@ -139,6 +139,8 @@ KNOWN_MISSES = {
     # domain passed after the password (`NetworkCredential(user, password, domain)`): the last
     # literal is taken as the password, and positions differ by API
     "next_members.yaml": ["network-credential-domain"],
+    # a second probe written after reading the rows: 8/8, 0/7 (see its header for what is left)
+    "next_members2.yaml": [],
 }
 
 
