@@ -36,7 +36,9 @@ _GC_LINE = re.compile(
     r"(?im)^[^\n]*(?:^[ \t]*gc[:(]|\[gc[\],\]]|\bGC\(\d+\)|\bgc \d+ @|\bscavenge\b|\bmark-(?:sweep|compact)\b"
     r"|\bgarbage[- ]collect)[^\n]*$")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_HOST_PORT = re.compile(r"((?:\d{1,3}(?:\.\d{1,3}){3}|\]|\blocalhost|\b[\w-]+(?:\.[\w-]+)+|\*)):(\d{5})\b(?!:\d)")
+_HOST_PORT = re.compile(r"((?:\d{1,3}(?:\.\d{1,3}){3}|\]|\blocalhost|\b[\w-]+(?:\.[\w-]+)+|\*)):(\d{5})\b(?!:\d)"
+                        r"|(\b\d{1,3}(?:\.\d{1,3}){3})\.(\d{5})\b")
+"""``host:port``, and BSD/macOS ``netstat``'s ``127.0.0.1.54321``."""
 _PORT_WORD = re.compile(r"(?i)(\bport\s+)(\d{5})\b")
 
 _TOKENS: list[tuple[str, re.Pattern[str]]] = [
@@ -62,7 +64,8 @@ def mask_non_clock(text: str) -> str:
     text = _GC_LINE.sub(lambda m: _NUMBER.sub("<n>", m.group(0)), text)
     for token, rx in _TOKENS:  # labelled first: `local port 30911` is volatile below 32768 too
         text = rx.sub(token, text)
-    text = _HOST_PORT.sub(lambda m: m.group(1) + ":" + _port(m.group(2)), text)
+    text = _HOST_PORT.sub(lambda m: m.group(1) + ":" + _port(m.group(2)) if m.group(1)
+                          else m.group(3) + "." + _port(m.group(4)), text)
     text = _PORT_WORD.sub(lambda m: m.group(1) + _port(m.group(2)), text)
     text = _TEMP_PATH.sub(lambda m: _NUMBERED.sub("<tmp>", m.group(0)), text)
     return _TEMP_DIR_ENTRY.sub(r"\1<tmp>", text)

@@ -84,6 +84,8 @@ def test_a_wrapper_no_table_knows_is_found_pairwise() -> None:
 @pytest.mark.parametrize("a, b", [
     ("ESTAB 127.0.0.1:51234 127.0.0.1:5432", "ESTAB 127.0.0.1:60112 127.0.0.1:5432"),
     ("using local port 30911", "using local port 30912"),
+    ("tcp4 127.0.0.1.52110 127.0.0.1.5432 ESTABLISHED", "tcp4 127.0.0.1.61002 127.0.0.1.5432 ESTABLISHED"),
+    ("client [::1]:49822 closed", "client [::1]:50013 closed"),
     ("conn_id=88 closed", "conn_id=91 closed"),
     ("connection #12 reset", "connection #13 reset"),
     ("wrote /tmp/tmpq0k8_zx1/db", "wrote /tmp/tmpz7a2_kk9/db"),
@@ -100,6 +102,8 @@ def test_non_clock_volatile_tokens_are_masked(a: str, b: str) -> None:
 
 @pytest.mark.parametrize("a, b", [
     ("listening on 127.0.0.1:8080", "listening on 127.0.0.1:8081"),
+    ("tcp4 127.0.0.1.5432 LISTEN", "tcp4 127.0.0.1.5433 LISTEN"),
+    ("version 10.2.3.40123 installed", "version 10.2.3.40124 installed"),
     ("connections: 3", "connections: 4"),
     ("/tmp/export/part-0001.csv", "/tmp/export/part-0002.csv"),
     ("leak check: 3 objects alive", "leak check: 4 objects alive"),
