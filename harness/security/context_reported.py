@@ -24,6 +24,7 @@ in headings, labels and the frame around a quotation, never in the quoted text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -60,25 +61,26 @@ def _alternation(words: list[str], whole: bool) -> str:
     words = [*words, *(fold_confusables_all(w)[0] for w in words), *(fold_confusables(w)[0] for w in words)]
     anywhere, at_start = [], []
     for w in sorted(set(words), key=len, reverse=True):
-        body = regex.escape(w.lower()).replace(r"\ ", r"\s+")
+        body = re.escape(w.lower()).replace(r"\ ", r"\s+")
         if not _SPACED.match(w) or (not whole and len(w) >= 6):
             anywhere.append(body)  # unspaced scripts (affixes attach); long stems inside compounds
         else:
             at_start.append(body)
-    # One boundary around each group (not one per word): the alternation stays fast.
-    end = r"(?![\p{L}\p{M}])" if whole else ""
-    parts = [rf"(?<![\p{{L}}\p{{M}}])(?:{'|'.join(at_start)}){end}"] if at_start else []
+    # One boundary around each group (not one per word), and the standard ``re`` engine (twice
+    # as fast as ``regex`` on this alternation): a letter is ``[^\W\d_]`` in any script.
+    end = r"(?![^\W\d_])" if whole else ""
+    parts = [rf"(?<![^\W\d_])(?:{'|'.join(at_start)}){end}"] if at_start else []
     return "|".join(parts + ([f"(?:{'|'.join(anywhere)})"] if anywhere else []))
 
 
 @cache
-def _report_rx() -> regex.Pattern[str]:
-    return regex.compile(_alternation([w for ws in _data()["report"].values() for w in ws], False))
+def _report_rx() -> re.Pattern[str]:
+    return re.compile(_alternation([w for ws in _data()["report"].values() for w in ws], False))
 
 
 @cache
-def _follow_rx() -> regex.Pattern[str]:
-    return regex.compile(_alternation([w for ws in _data()["follow"].values() for w in ws], True))
+def _follow_rx() -> re.Pattern[str]:
+    return re.compile(_alternation([w for ws in _data()["follow"].values() for w in ws], True))
 
 
 def report_words(text: str) -> bool:
@@ -100,14 +102,14 @@ def _follows(text: str, aimed: bool = False) -> bool:
 
 
 @cache
-def _relative_rx() -> regex.Pattern[str]:
+def _relative_rx() -> re.Pattern[str]:
     """A relative pronoun closing the text before a code span: ", die `...` ausführt"."""
-    return regex.compile(f"(?:{_alternation(_data()['relative'], True)})\\s*$")
+    return re.compile(f"(?:{_alternation(_data()['relative'], True)})\\s*$")
 
 
 @cache
-def _reference_rx() -> regex.Pattern[str]:
-    return regex.compile(_alternation(_data()["reference"], True))
+def _reference_rx() -> re.Pattern[str]:
+    return re.compile(_alternation(_data()["reference"], True))
 
 
 def _addresses_ai(text: str) -> bool:
