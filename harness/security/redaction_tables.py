@@ -239,7 +239,8 @@ def _redact_html(text: str) -> str:
 def _candidate_lines(text: str) -> list[int]:
     """Indexes of the lines holding a secret word, in order (one search of the whole text)."""
     lowered = text.lower()
-    found, line, at = [], 0, 0
+    found: list[int] = []
+    line = at = 0
     for m in _TRIGGER.finditer(lowered):
         line += lowered.count("\n", at, m.start())
         at = m.start()
