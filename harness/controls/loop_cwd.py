@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+
 from harness.controls.loop_paths import path_key
 from harness.security.shell_expand import Scope, assign, expand_word
 from harness.security.shell_parse import parse

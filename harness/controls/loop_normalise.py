@@ -85,7 +85,8 @@ def commands_key(
     out: list[Any] = []
     expand = Expander(root)
     root = expand.root
-    skip, pushed, went = 0, [], False
+    skip, went = 0, False
+    pushed: list[str] = []
     for c in commands:
         if skip:  # a command inside a substitution already evaluated into its word
             skip -= 1
@@ -94,7 +95,7 @@ def commands_key(
         if not argv and not c.redirects:  # `d=x;`: in the key unless later words used it (`./$d/y`)
             out.append(tuple(c.assignments))
             continue
-        if argv and argv[0] in _NO_WORK and len(commands) > 1:  # `cd web || exit 1; ...`
+        if argv and argv[0] in _NO_WORK and len(commands) > 1 and not c.redirects:  # `cd web || exit 1; ...`
             continue
         moved = cd_target(argv, cwd, root, pushed)
         if moved is not None:
