@@ -30,7 +30,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                         r"(?![\w:]|\.\d)")),  # (a prefix length: 2001:db8::/32)
     ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?" + _URL_TAIL +
                       r"(?![\w.])")),
-    ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b" + _URL_TAIL)),
+    # (not the head of a longer handle: ``refund.py:123:45`` is one source position)
+    ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b(?![:@#]\w)"
+                            + _URL_TAIL)),
+    # A composite handle: a name and numbers joined by `:`, `@`, `#`, `/` (a log position
+    # ``orders:7@1523378``, ``queue/shard-3#991``, ``ledger.entries:4471093``, an ARN-like colon
+    # path, ``refund.py:123:45``). Kept whole before ``number``/``sha`` take its numbers apart;
+    # judged in ``_handle``.
+    ("handle", re.compile(r"(?<![\w.:@#/-])[A-Za-z][\w.-]*(?:[:@#/][A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)+"
+                          r"(?![\w@#]|[:/]\w)")),
     ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=(?!=)[^\s'\"`,;]+")),
     ("base64", re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{20,}={0,2}(?![\w+/=.-])")),
     # A long run of digits alone (a snowflake or 64-bit id, an account number): neither a SHA
@@ -54,7 +62,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("relpath", re.compile(r"(?<![\w./~-])[\w.-]+(?:/[\w.@%+-]+)+")),
     ("filename", re.compile(r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")),
 ]
-_PASS_THROUGH = frozenset({"ipv6", "base64", "token"})
+_PASS_THROUGH = frozenset({"ipv6", "base64", "token", "handle"})
 """Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
 address; a hex SHA matched by the base64 pattern is still a SHA; ``job-4417.lock`` is a file
 name)."""
@@ -92,6 +100,22 @@ def _valid(kind: str, token: str) -> bool:
         return len(token) > 2
     if kind == "token":
         return _opaque(token)
+    if kind == "handle":
+        return _handle(token)
+    return True
+
+
+def _handle(token: str) -> bool:
+    """A name joined to numbers by `:`, `@` or `#`: it needs a digit, and one of those joints
+    (slashes alone make a path). A single ``name:number`` needs a dotted or dashed name or a
+    3-digit number, so ``redis:7`` or ``step:2`` stay words; a colon before a version
+    (``python:3.11-slim``) is an image pin, not a position."""
+    joints = re.findall(r"[:@#]", token)
+    if not joints or not re.search(r"\d", token):
+        return False
+    if joints == [":"]:
+        name, _, tail = token.rpartition(":")
+        return tail.isdigit() and (bool(re.search(r"[.\-_]", name)) or len(tail) >= 3)
     return True
 
 
