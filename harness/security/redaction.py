@@ -8,7 +8,8 @@ syntax gives them (``redaction_positions``: netrc, pgpass, password flags) or by
 that holds them (``redaction_structured``: Kubernetes Secrets, name/value pairs, INI/TOML/HCL
 and properties lines, XML elements, YAML block scalars; ``redaction_tables``: columns of CSV,
 Markdown, psql/mysql and aligned tables under a secret header; ``redaction_calls``: arrow pairs,
-setters and calls named for a credential). Callers may add their
+setters and calls named for a credential; ``redaction_records``: key-shaped values in data rows
+without a header, beside the account they belong to). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 from harness.security.patterns import compile_extra, load_patterns
 from harness.security.redaction_calls import redact_calls
 from harness.security.redaction_positions import redact_positions
+from harness.security.redaction_records import redact_records
 from harness.security.redaction_shapes import redact_shapes
 from harness.security.redaction_structured import redact_structured
 from harness.security.redaction_tables import redact_tables
@@ -54,7 +56,7 @@ def _redact_uncached(text: str) -> str:
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
     text = redact_structured(redact_calls(redact_tables(text)))
-    return redact_positions(redact_shapes(text))
+    return redact_records(redact_positions(redact_shapes(text)))
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

@@ -141,6 +141,10 @@ KNOWN_MISSES = {
     "next_members.yaml": ["network-credential-domain"],
     # a second probe written after reading the rows: 8/8, 0/7 (see its header for what is left)
     "next_members2.yaml": [],
+    # data rows without their header (INSERT without a column list, grep -n lines, fixtures,
+    # CSV/pipe records): written in round 6 before redaction_records, 0/8 caught, 0/8 benign
+    # changed; after it: 8/8, 0/8
+    "records.yaml": [],
 }
 
 
