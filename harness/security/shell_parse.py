@@ -44,6 +44,10 @@ class SimpleCommand:
     assignments: list[str] = field(default_factory=list)
     """``NAME=value`` words before the program, as written (a line of only assignments has
     an empty ``argv``)."""
+    loop_words: dict[str, list[str] | None] = field(default_factory=dict)
+    """Variables of the loops around this command: a ``for`` variable -> the words it takes in
+    turn (``for f in data/*``), a variable ``read`` sets in a ``while``/``until`` condition ->
+    None (one value per line of a stream, like ``xargs``)."""
 
 
 @dataclass
@@ -176,12 +180,48 @@ def _walk(node: object, out: list[SimpleCommand]) -> None:
             _walk(p, out)
         _pipe_text(out, heads, start)
     else:
+        start = len(out)
         for child in _children(node):
             _walk(child, out)
+        if kind in ("for", "while", "until"):
+            _loop_variables(node, out[start:])
         redirects = [(r.type, r.output.word) for r in getattr(node, "redirects", None) or []
                      if hasattr(r.output, "word")]
         if redirects:  # `while ...; done < file`: the block's own redirections
             out.append(SimpleCommand(["(compound)"], redirects))
+
+
+def _loop_variables(node: object, body: list[SimpleCommand]) -> None:
+    """Record on each command of a loop what its loop variables stand for (see ``loop_words``)."""
+    parts = list(getattr(node, "parts", None) or [])
+    words: dict[str, list[str] | None] = {}
+    if getattr(node, "kind", "") == "for" and parts[1:2] and getattr(parts[1], "kind", "") == "word":
+        items = []
+        for p in parts[2:]:
+            if getattr(p, "kind", "") == "word" and getattr(parts[2], "word", "") == "in":
+                items.append(p.word)
+            elif getattr(p, "kind", "") != "word" and getattr(p, "word", "") != "in":
+                break
+        words[parts[1].word] = items
+    else:  # while read -r f; do ...: the condition's `read` sets one value per input line
+        for c in body:
+            if c.argv[:1] == ["read"]:
+                words.update(dict.fromkeys(_read_names(c.argv[1:])))
+    for c in body:
+        c.loop_words = {**words, **c.loop_words}
+
+
+def _read_names(args: list[str]) -> list[str]:
+    names, i = [], 0
+    while i < len(args):
+        if args[i] in ("-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"):
+            names += [args[i + 1]] if args[i] == "-a" and i + 1 < len(args) else []
+            i += 2
+            continue
+        if not args[i].startswith("-"):
+            names.append(args[i])
+        i += 1
+    return names
 
 
 def _children(node: object) -> list[object]:

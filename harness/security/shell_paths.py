@@ -47,6 +47,9 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
         if not cmd.argv:
             for a in cmd.assignments:
                 assign(a, scope)
+            # No program, yet the shell itself opens the redirections' files: `$(< f)`, a bare
+            # `< f` or `> f`. They are file arguments like any other.
+            out += [(cwd, _resolve(w, scope, base)) for w in _redirect_words(cmd)]
             continue
         if program(cmd.argv) in _DECLARE:
             for a in cmd.argv[1:]:
@@ -89,8 +92,16 @@ def _unstand(path: str) -> str:
     return path
 
 
+def _redirect_words(cmd: SimpleCommand) -> list[str]:
+    """The files a command's redirections open (on any command, builtins such as ``read`` and
+    ``mapfile`` included): not fd duplications (``<&3``), nor here-strings, whose word is text
+    the command reads, not a file (a ``$(< f)`` inside one is a command of its own)."""
+    return [t for op, t in cmd.redirects
+            if op != "<<<" and not (op in (">&", "<&") and (t.isdigit() or t == "-"))]
+
+
 def _words(cmd: SimpleCommand) -> list[str]:
-    words = [t for op, t in cmd.redirects if not (op in (">&", "<&") and (t.isdigit() or t == "-"))]
+    words = _redirect_words(cmd)
     prog = program(cmd.argv)
     if prog in _TEXT_ONLY:
         return words

@@ -17,6 +17,7 @@ import re
 from harness.security.patterns import load_patterns
 from harness.security.shell_code_literals import dynamic_calls, mask, moves_out
 from harness.security.shell_inplace import inplace_rule
+from harness.security.shell_mass_delete import loop_expanded, mass_delete_rule
 from harness.security.shell_parse import SimpleCommand, parse
 from harness.security.shell_side_effects import (
     side_effect_rule,
@@ -76,9 +77,12 @@ def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple
     for cmd in parsed.commands:
         temp_variables(cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in _DECLARE else []), temps)
         for c in expand(cmd):
+            loops = {**cmd.loop_words, **c.loop_words}  # a nested shell's loops are its commands' own
+            c = loop_expanded(c, loops)
             c = SimpleCommand(with_temp_variables(c.argv, temps), c.redirects, c.stdin_text, c.via, c.piped_from,
                               c.assignments)
-            if (rule := judge_simple(_empty_sources(c, made_empty), depth)) and rule not in disabled:
+            rule = judge_simple(_empty_sources(c, made_empty), depth) or mass_delete_rule(c, loops)
+            if rule and rule not in disabled:
                 return rule, parsed.parsed
     return None, parsed.parsed
 

@@ -79,7 +79,7 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
         if prog == "command" and args[:1] and args[0] in ("-v", "-V"):
             return []
         rest = _after_options(args, _WRAPPERS[prog], prog == "env", _LEADING_OPERANDS.get(prog, 0))
-        return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))] if rest else []
+        return [_same_run(cmd, rest)] if rest else []
     if prog == "git":
         return _git_runs(args)
     if prog in _RUNNERS or prog in _DIRECT_RUNNERS:
@@ -97,7 +97,7 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
     if prog == "find":
         return _find_exec(args)
     if prog == "busybox" and args and args[0] not in SHELLS:  # busybox rm -rf x: the applet runs
-        return [SimpleCommand(args, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))]
+        return [_same_run(cmd, args)]
     if prog in SHELLS or prog == "su":
         inner = _shell_script(cmd, args)
         for c in inner:  # find -exec sh -c 'rm "$1"' _ {} ';': still one run per file found
@@ -106,6 +106,11 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
     if prog == "eval":
         return parse(" ".join(args)).commands
     return []
+
+
+def _same_run(cmd: SimpleCommand, argv: list[str]) -> SimpleCommand:
+    """The command a wrapper runs: same redirections, input and loop variables as the wrapper."""
+    return SimpleCommand(argv, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from), [], dict(cmd.loop_words))
 
 
 _GIT_GLOBAL_VALUES = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
@@ -146,7 +151,7 @@ def _runner(prog: str, args: list[str], cmd: SimpleCommand) -> list[SimpleComman
     if prog == "nix" and "-c" in args:  # nix develop [flake] -c CMD
         args = args[args.index("-c") + 1:]
     rest = _after_options(args, _RUNNER_VALUE_OPTS, False, 0)
-    return [SimpleCommand(rest, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from))] if rest else []
+    return [_same_run(cmd, rest)] if rest else []
 
 
 def _command_strings(prog: str, args: list[str]) -> list[SimpleCommand]:
