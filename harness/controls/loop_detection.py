@@ -19,6 +19,7 @@ from harness.controls.loop_detectors import (
     stable_hash,
     texts,
 )
+from harness.controls.loop_keywords import without_time_report
 from harness.controls.loop_names import name_keys
 from harness.controls.loop_normalise import (
     call_equals_flags,
@@ -35,6 +36,8 @@ from harness.tools.base import ToolOutcome
 log = subsystem_logger("tool-loop-detection")
 
 _UNKNOWN = re.compile(r"^\s*unknown tool", re.IGNORECASE)
+_SOURCE = re.compile(r"^(\[BEGIN EXTERNAL CONTENT FROM )[^\s:\]]+")
+"""The untrusted-output header's tool name (``harness.security.untrusted``)."""
 
 __all__ = ["LoopDetection", "stable_hash"]
 
@@ -75,6 +78,9 @@ class LoopDetection(Control):
         output = outcome.content
         if cfg.normalise_calls:  # a result that echoes its call (a wrapper's header) is the same result
             output = without_echo(output, call.arguments)
+            # the header names the tool too: the read tool and `cat` give one file's text
+            output = _SOURCE.sub(r"\1<tool>", output)
+            output = without_time_report(output)  # `time make` and `make`: one result
         if cfg.mask_volatile_output:
             output = mask_volatile(output)
         result_hash, failed = stable_hash(output), outcome.is_error

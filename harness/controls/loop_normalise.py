@@ -12,14 +12,17 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from functools import lru_cache
 from typing import Any
 
 from harness.controls.loop_cwd import Expander, cd_target
+from harness.controls.loop_keywords import passes_through, soften_prefixes
 from harness.controls.loop_names import flat, name_keys
 from harness.controls.loop_paths import path_key
+from harness.controls.loop_reads import READ_KEY, shell_read_path, tool_read_path
 from harness.controls.loop_shell import equals_flags, inline_script, simple_key
 from harness.controls.loop_volatile import mask_volatile
-from harness.security.shell_parse import SimpleCommand, parse
+from harness.security.shell_parse import Parsed, SimpleCommand, parse
 
 __all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo", "wrapped_keys"]
 
@@ -33,7 +36,20 @@ def call_key(
     whitespace collapsed and paths in normal form (``loop_paths``, ``root``: the workspace), shell
     command lines by meaning (``shell_key``; ``bind``: long flags that take a value)."""
     norm = _Norm(root, bind)
-    return {"name": flat(name_keys(name)[0]), "args": {k: norm.value(v, k in shell_args) for k, v in args.items()}}
+    words = name_keys(name)[0]
+    out = {k: norm.value(v, k in shell_args) for k, v in args.items()}
+    path = _whole_read(words.split(), args, out, shell_args)
+    if path is not None:  # the read tool, `cat`, `less`, `head -n 500`: one read (`loop_reads`)
+        return {"name": READ_KEY, "args": {"path": path_key(" ".join(path.split()), root)}}
+    return {"name": flat(words), "args": out}
+
+
+def _whole_read(words: list[str], args: dict[str, Any], keyed: dict[str, Any], shell_args: tuple[str, ...]) -> str | None:
+    """The file a call reads whole, through a read tool or a one-command shell line."""
+    shell = [k for k in shell_args if isinstance(keyed.get(k), str)]
+    if len(shell) == 1 and len(args) == 1 and keyed[shell[0]].startswith("[["):
+        return shell_read_path(json.loads(keyed[shell[0]]))
+    return tool_read_path(words, args)
 
 
 class _Norm:
@@ -66,10 +82,23 @@ def shell_key(command: str, root: str | None = None, bind: frozenset[str] = froz
     set (``-rn``, ``-r -n`` and ``-n -r`` are one; ``-n5`` = ``-n 5``). Quotes are
     removed the way the shell removes them (bashlex, through ``shell_parse``). Unparseable lines
     are compared with whitespace collapsed."""
-    parsed = parse(command)
+    parsed = parse_line(command)
     if not parsed.parsed:
         return " ".join(command.split())
     return json.dumps(commands_key(parsed.commands, 0, root, bind))
+
+
+@lru_cache(maxsize=512)
+def parse_line(command: str) -> Parsed:
+    """``shell_parse.parse``, read through ``time``/``coproc`` (``loop_keywords``), and cached:
+    one call's line is keyed several times (its key, its wrapped tails, pairwise re-keying), and
+    parsing is most of a key's cost. Callers only read the result."""
+    parsed = parse(command)
+    if not parsed.parsed and (softened := soften_prefixes(command)) != command:
+        again = parse(softened)
+        if again.parsed:
+            return again
+    return parsed
 
 
 _NO_WORK = frozenset({"exit", "return", "true", ":"})
@@ -97,13 +126,15 @@ def commands_key(
             continue
         if argv and argv[0] in _NO_WORK and len(commands) > 1 and not c.redirects:  # `cd web || exit 1; ...`
             continue
+        if passes_through(c):  # `| cat`, `| tee /dev/null`: the output is the stage before's
+            continue
         moved = cd_target(argv, cwd, root, pushed)
         if moved is not None:
             cwd, went = moved, True
             continue
         inner = inline_script(argv)
         if inner is not None and depth < 3:  # `bash -c "make lint"` runs `make lint`
-            parsed = parse(inner)
+            parsed = parse_line(inner)
             if parsed.parsed:
                 out.extend(commands_key(parsed.commands, depth + 1, root, bind, cwd))
                 continue
@@ -154,7 +185,7 @@ def wrapped_keys(
         command = args.get(k)
         if not isinstance(command, str):
             continue
-        parsed = parse(command)
+        parsed = parse_line(command)
         if not parsed.parsed or len(parsed.commands) != 1:
             continue
         argv = parsed.commands[0].argv

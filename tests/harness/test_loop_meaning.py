@@ -37,7 +37,7 @@ HELDOUT_MISSES: dict[str, str] = {
 
 def _params(kind: str) -> list:
     out = []
-    for split in ("heldout", "heldout2", "heldout4", "heldout5", "tuned"):
+    for split in ("heldout", "heldout2", "heldout4", "heldout5", "heldout6", "tuned"):
         path = CASES / f"{split}_loops.yaml"
         if not path.exists():
             continue
