@@ -40,7 +40,7 @@ _NOT_A_QUANTITY = r"(?!\s+[a-z]{2,}s\b)"
 
 # (placeholder, pattern): order matters, whole timestamps before their parts, shapes that contain
 # numbers before the number rules.
-_VOLATILE: list[tuple[str, str]] = [
+_VOLATILE: list[tuple[str, str | regex.Pattern[str]]] = [
     # ISO 8601 / RFC 3339 (also with `/` or a space), and its compact form 20261124T021007Z.
     ("<ts>", rf"\b\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}(?:[T ]{_CLOCK})?{_ZONE}(?![\d:])"),
     ("<ts>", r"\b\d{8}T\d{4,6}(?:[.,]\d+)?(?:Z|[+-]\d{4})?\b"),
@@ -71,7 +71,9 @@ _VOLATILE: list[tuple[str, str]] = [
     ("<dur>", r"\b(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[dhms])){2,}\b"),
     ("<dur>", rf"\b\d+(?:\.\d+)?\s?{_UNITS}\b"),
     # `worker[2211]:` (syslog), and labelled process ids.
-    ("<pid>", r"(?<=[A-Za-z])\[\d+\]"),
+    # Only a plain program name before it and a colon after (`prog[pid]:`): a dotted address or
+    # an array's element (`aws_instance.web[2]:`, `items[3]`) is an index, which is progress.
+    ("<pid>", regex.compile(r"(?m)(?<=(?:^|[^\w.\[\]-])[A-Za-z][\w-]*)\[\d{2,}\](?=:)")),
     ("<pid>", rf"(?i)\b(?:pid|ppid|tid|process|thread){_LABEL_SEP}\d+"),
     # Gauges that go up and down on their own: load averages, CPU, memory, latency.
     ("<gauge>", rf"(?i)\b(?:load(?:[ _]?averages?)?|loadavg|%?cpu|%?mem(?:ory)?|rss|vsz|heap|temp(?:erature)?|"
@@ -83,7 +85,8 @@ _VOLATILE: list[tuple[str, str]] = [
                 rf"sequence|request|req|check|round|loop|ping|probe|generation){_LABEL_SEP}#?|#)\d+"
                 rf"{_NOT_OF_TOTAL}{_NOT_A_QUANTITY}"),
 ]
-_VOLATILE_RX = [(token, re.compile(rx)) for token, rx in _VOLATILE]
+_VOLATILE_RX = [(token, re.compile(rx) if isinstance(rx, str) else rx) for token, rx in _VOLATILE]
+"""Compiled with ``re``; a pattern that needs a variable-length look-behind is ``regex``'s already."""
 _SPACE = re.compile(r"[ \t]+")
 
 

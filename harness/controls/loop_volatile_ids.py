@@ -15,6 +15,12 @@ recognised by how the system makes it, not by the tools seen:
 - inode numbers; Kubernetes pod names (the ReplicaSet hash and suffix are drawn from the
   alphabet of Kubernetes' ``rand.SafeEncodeString``); auto-numbered threads (``Thread-12``,
   ``pool-3-thread-7``, ``goroutine 41``);
+- counters a data store moves on every write to a record, a status heartbeat included, so they
+  move while nothing the reader follows does: Kubernetes ``resourceVersion``, etcd
+  ``mod_revision``, Elasticsearch ``_version``/``_seq_no``, CouchDB ``_rev``, Consul/Nomad/Raft
+  indexes (``X-Consul-Index``, ``ModifyIndex``, ``commit_index``), Postgres LSNs (``replay_lsn``);
+  labelled only (an unlabelled ``0/3000060`` reads as ``N/M``), and not a rollout's ``REVISION``
+  or a consumer's offset, which count work done;
 - garbage-collector log lines (CPython ``gc:``, Go ``gctrace``, JVM unified logging ``GC(n)``/
   ``[gc]``, V8 ``--trace-gc`` Scavenge/Mark-Compact lines): every number in such a line.
 
@@ -45,6 +51,9 @@ _TOKENS: list[tuple[str, re.Pattern[str]]] = [
     ("<port>", re.compile(rf"(?i)\b(?:local|source|src|client|ephemeral|peer)[ _-]?port{_SEP}\d+|\b[ls]port{_SEP}\d+")),
     ("<conn>", re.compile(rf"(?i)\b(?:conn(?:ection)?|client|socket|sock|stream|channel|handle|cursor|lease|fd)"
                           rf"[ _-]?id{_SEP}[\w.:-]+|\b(?:conn(?:ection)?|socket|fd|cid|sid){_SEP}#?\d+{_NOT_OF_TOTAL}")),
+    ("<rev>", re.compile(rf"(?i)(?:\bresource[ _-]?version|\bmod[ _-]?revision|\b_version|\b_seq[ _-]?no|\b_rev"
+                         rf"|\b(?:x-[\w-]+-|modify|raft|commit|applied|last[ _-]?log)[ _-]?index|\b(?:\w+_)?lsn)\b"
+                         rf"{_SEP}[\w./-]+")),
     ("<inode>", re.compile(rf"(?i)\b(?:inode|ino|i-node)\b{_SEP}\d+")),
     ("<tmp>", re.compile(r"\btmp[._-]?(?=[A-Za-z0-9_]*[0-9A-Z])[A-Za-z0-9_]{6,16}\b")),
     ("<pod>", re.compile(rf"(?<=[a-z0-9]-)[{_SAFE}]{{6,10}}-[{_SAFE}]{{5}}\b|(?<=[a-z0-9]-)(?=[{_SAFE}]*\d)(?=[{_SAFE}]*[a-z])[{_SAFE}]{{5}}\b(?![-.])")),
