@@ -41,6 +41,7 @@ from harness.security.context_channels import (
     mask_code_fences,
 )
 from harness.security.context_citing import cited_lines, described_lines
+from harness.security.context_encoded import examples_in_context
 from harness.security.context_metadata import metadata_blocks
 from harness.security.context_reach import reach_findings
 from harness.security.context_reported import endorsed_quotes, reported_lines
@@ -146,8 +147,16 @@ def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanO
     channels = hidden_channels(text, options.any_front_matter, options.example_context)
     if options.any_front_matter:  # metadata of any other format, wherever it sits
         channels += [Channel("the file metadata", n, body, base) for n, body, base in metadata_blocks(text)]
+    shown: set[str] | None = None
     for channel in channels:
-        issues += _channel_issues(channel, options.phrase_variants)
+        found = _channel_issues(channel, options.phrase_variants)
+        if found and options.example_context and channel.kind.endswith("-encoded blob"):
+            # An encoded attack shown as data is judged where it stands, like a quoted phrase.
+            if shown is None:
+                shown = examples_in_context(text, lambda t: _visible_issues(t, options))
+            if channel.text in shown:
+                continue
+        issues += found
         if options.exfil_by_capability:
             issues += [f"Contains potential exfiltration pattern in {channel.kind} ({f.text})"
                        for f in sig.capability_exfil(channel.text) + reach_findings(channel.text)]

@@ -61,6 +61,9 @@ class Definition:
     by_heading: bool = False
     """Labelled by the heading above it, not by a label of its own: reached only through a
     sentence that also names the file (a heading word alone is too common)."""
+    mark: str = ""
+    """A tag the line carries besides its command (``[auto]``, ``!always``, ``(preapproved)``):
+    a sentence that quotes it points to the line, whatever file it is in."""
 
 
 def digest(content: str) -> str:
@@ -76,6 +79,8 @@ def definitions(text: str, shared: set[str]) -> list[Definition]:
     lines = text.split("\n")
     heading: frozenset[str] = frozenset()
     for n, (line, code) in enumerate(zip(lines, fence_flags(lines), strict=True), 1):
+        if not code and "<" in line:
+            line = _html_as_markdown(line)
         if not code and (h := _HEADING.match(line)):
             heading = _words(h.group(1))
         if line.strip() in shared or not line.strip():
@@ -93,9 +98,33 @@ def definitions(text: str, shared: set[str]) -> list[Definition]:
             out.append(Definition(n, heading, frozenset(), alone.group(1), True))
         else:  # a payload in a sentence ("at start-up, run `...`"): reached by the file's name.
             # A command has arguments: a lone span is a name or a path (`memory/YYYY-MM-DD.md`).
-            out += [Definition(n, heading, frozenset(), span, True) for span in _SPAN.findall(line)
+            mark = _mark(line)
+            out += [Definition(n, heading, frozenset(), span, True, mark) for span in _SPAN.findall(line)
                     if " " in span.strip() and _is_payload(span)]
     return out
+
+
+# HTML containers (a table cell, a list item, a definition): the same labels and commands as their
+# Markdown forms, read on the same line.
+_HTML_CODE = re.compile(r"<code\b[^>]*>(.*?)</code\s*>", re.I)
+_HTML_CELL = re.compile(r"<(?:td|th|dt|dd)\b[^>]*>", re.I)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_TAG_MARK = re.compile(r"^[^\w\s`]*\w[\w-]{1,30}[^\w\s`]+$|^[^\w\s`]+\w[\w-]{1,30}[^\w\s`]*$")
+"""A tag: a short word with punctuation of its own (``[auto]``, ``!always``, ``@boot``, ``(ok)``)."""
+
+
+def _html_as_markdown(line: str) -> str:
+    line = _HTML_CODE.sub(lambda m: f"`{m.group(1)}`", line)
+    if _HTML_CELL.search(line):
+        line = "|" + _HTML_CELL.sub("|", line) + "|"
+        line = re.sub(r"\|\s*(?:</?[A-Za-z][^>]*>\s*)*\|", "|", _HTML_TAG.sub(" ", line).replace("| |", "|"))
+    return _HTML_TAG.sub(" ", line)
+
+
+def _mark(line: str) -> str:
+    """The line's tag, when what is left of it besides code spans and a list bullet is one."""
+    rest = re.sub(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?", "", _SPAN.sub(" ", line)).strip()
+    return rest.lower() if _TAG_MARK.match(rest) else ""
 
 
 def _words(label: str) -> frozenset[str]:
@@ -161,8 +190,10 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         if s.text.lstrip().startswith("#"):
             continue  # a heading naming a file is a title ("# CLAUDE.md"), not a reference
         words = set(_WORD.findall(s.text.lower()))
-        names_it = bool(named.search(s.text))
-        pointed = [d for d in defs if d.names & words
+        # "the other context files", "elsewhere in your context": every other file is named.
+        names_it = bool(named.search(s.text) or _OTHER_FILES.search(s.text))
+        lowered = s.text.lower()
+        pointed = [d for d in defs if d.names & words or (d.mark and d.mark in lowered)
                    or (d.words and d.words <= words and (names_it or not d.by_heading))]
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
         strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.variants), defines=how.examples)
@@ -196,6 +227,13 @@ def _weak(sentences: list[Sentence], how: _Reading) -> list[sig.Finding]:
     return (sig.phrase_findings(sentences, sig.sections("signals", how.variants), defines=how.examples)
             + sig.phrase_findings(sentences, "command_signals", True, defines=how.examples))
 
+
+# A pointer to the other context files by what they are, not by a name: "any of the other context
+# files", "the other file", "the remaining files", "elsewhere in your context".
+_OTHER_FILES = re.compile(
+    r"\b(?:other|remaining)\s+(?:context\s+|instruction\s+|rules?\s+|project\s+)?files?\b"
+    r"|\b(?:every|each|all|any)\s+(?:of\s+(?:the|your)\s+)?context\s+files?\b"
+    r"|\belsewhere\s+in\s+(?:your|the|this)\s+(?:context|instructions|prompt|files)\b", re.I)
 
 # ASCII bounds: in "TOOLS.md의" or "在USER.md中" the name touches letters of another script.
 _NAME_BOUNDS = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
