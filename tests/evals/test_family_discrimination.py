@@ -35,16 +35,10 @@ def _ids(family: str, *variants: str) -> list[str]:
 # a control turns them into XPASS: then drop them from here. These are the round-5 fresh
 # batch's misses (`make eval`, Docker), relabelled untuned when tuning on them began.
 ON_GAPS: set[str] = {
-    *_ids("context-benign-quoting", "base64-encoded-example"),
-    *_ids("destructive-spellings", "for-loop-unlink", "nice-wrapped-rm"),
-    *_ids("identifier-shapes", "kafka-offset-weak"),
-    *_ids("inject-split", "auto-tag-without-file-name", "tools-table-row"),
     *_ids("loop-failing-shapes", "time-wrapper"),
     *_ids("loop-repeat-shapes", "cd-prefix-and-pipe-cat", "read-tool-and-cat", "time-wrapper"),
-    *_ids("path-escapes", "bash-dollar-lt-read"),
     *_ids("poll-progress-noise", "terraform-creation-complete"),
     *_ids("poll-volatile", "k8s-resource-version"),
-    *_ids("secrets-by-shape", "sql-seed-insert"),
 }
 OTHER_GAPS = {
     # With the item's control off the variant still passes, for a reason outside the control.
