@@ -2,7 +2,8 @@
 
 The rules name what each program does, not how a command line is spelled: ``rm`` with both
 recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``, ``-Rf``),
-``git`` after any global options (``-C dir``, ``-c k=v``), any ``find -delete``, anything
+``git`` after any global options (``-C dir``, ``-c k=v``), mass deletions not spelled ``-rf``
+(``rm -r dir``, ``rm dir/*``, a loop over ``rm``: ``shell_mass_delete``), any ``find -delete``, anything
 deleting what ``find -exec`` or ``xargs`` feed it, a redirection that empties an existing file
 without writing to it (or copies, links or ``tee``s an empty source over it), in-place edits
 whose script keeps no line (``shell_inplace``), SQL ``DROP``/``TRUNCATE`` given to a database
