@@ -13,6 +13,7 @@ Only records with an account next to the value and nothing that says "digest" ar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from harness.security.redaction_shapes import _ID_WORDS, _parts, looks_random
 
@@ -89,7 +90,8 @@ def _hidden_fields(values: list[str], names: list[str] | None) -> set[int]:
     return shaped
 
 
-def _sub_bracketed(names: list[str] | None):
+def _sub_bracketed(names: list[str] | None) -> Callable[[re.Match[str]], str]:
+    """The credential fields of a ``(...)``/``[...]`` record replaced, quotes kept."""
     def sub(m: re.Match[str]) -> str:
         body = m.group(1)
         fields = [(f.start(1), f.end(1)) for f in _FIELD.finditer(body) if f.end() > f.start()]
