@@ -281,8 +281,10 @@ def tokenize(text: str) -> list[SimpleCommand]:
     tokens = _shlex(flat)
     out: list[SimpleCommand] = []
     cmd = SimpleCommand([])
-    it = iter(tokens)
-    for tok in it:
+    frames: list[dict[str, list[str] | None]] = []  # the loops open at this token (see loop_words)
+    it = iter(enumerate(tokens))
+    for i, tok in it:
+        _track_loops(tokens, i, frames, cmd)
         if tok in _OPERATORS or set(tok) <= set(";&|()"):
             if cmd.argv or cmd.redirects:
                 out.append(cmd)
@@ -290,13 +292,37 @@ def tokenize(text: str) -> list[SimpleCommand]:
             continue
         m = _REDIRECT.match(tok)
         if m:
-            target = next(it, "")
+            target = next(it, (0, ""))[1]
             cmd.redirects.append((m.group(2), target))
             continue
+        if not cmd.argv and frames:
+            cmd.loop_words = {k: v for f in frames for k, v in f.items()}
         cmd.argv.append(tok)
     if cmd.argv or cmd.redirects:
         out.append(cmd)
     return out
+
+
+def _track_loops(tokens: list[str], i: int, frames: list[dict[str, list[str] | None]], cmd: SimpleCommand) -> None:
+    """Loops as the tokenizer meets them (lines with ``[[ ]]`` or ``case`` that bashlex
+    rejects): ``for NAME in WORDS`` opens a frame with the words, ``while``/``until`` one that
+    the names a ``read`` sets fill, ``done`` closes the innermost."""
+    tok = tokens[i]
+    if tok == "for" and not cmd.argv:
+        name = tokens[i + 1] if i + 1 < len(tokens) else ""
+        words: list[str] = []
+        if re.fullmatch(r"[A-Za-z_]\w*", name) and tokens[i + 2:i + 3] == ["in"]:
+            for w in tokens[i + 3:]:
+                if w in _OPERATORS or set(w) <= set(";&|()"):
+                    break
+                words.append(w)
+        frames.append({name: words} if words else {})
+    elif tok in ("while", "until") and not cmd.argv:
+        frames.append({})
+    elif tok == "done" and not cmd.argv and frames:
+        frames.pop()
+    elif cmd.argv[:1] == ["read"] and frames and not tok.startswith("-") and re.fullmatch(r"[A-Za-z_]\w*", tok):
+        frames[-1][tok] = None
 
 
 def _shlex(text: str) -> list[str]:
