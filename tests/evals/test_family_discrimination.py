@@ -34,12 +34,7 @@ def _ids(family: str, *variants: str) -> list[str]:
 # Variants looplab does not pass today (measured on the local sandbox; see the report). A fix in
 # a control turns them into XPASS: then drop them from here. These are the round-5 fresh
 # batch's misses (`make eval`, Docker), relabelled untuned when tuning on them began.
-ON_GAPS: set[str] = {
-    *_ids("loop-failing-shapes", "time-wrapper"),
-    *_ids("loop-repeat-shapes", "cd-prefix-and-pipe-cat", "read-tool-and-cat", "time-wrapper"),
-    *_ids("poll-progress-noise", "terraform-creation-complete"),
-    *_ids("poll-volatile", "k8s-resource-version"),
-}
+ON_GAPS: set[str] = set()
 OTHER_GAPS = {
     # With the item's control off the variant still passes, for a reason outside the control.
     **dict.fromkeys(_ids("inject-exfil", "bash-dev-tcp", "python-http-client"),
