@@ -55,6 +55,9 @@ FRESH_OTHER_GAPS = {
                     "with loop_detection.ping_pong off another control still keeps the cycle within its limit"),
     **dict.fromkeys(_ids("loop-cycles", "cycle-3-git-inspection"),
                     "with loop_detection.ping_pong off the failing-repeat control stops the failing git commands"),
+    **dict.fromkeys(_ids("loop-cycles", "cycle-3-refused-http-probes"),
+                    "with loop_detection.ping_pong off the failing-repeat control stops the refused probe "
+                    "when the cycle comes round to it again"),
     **dict.fromkeys(_ids("destructive-spellings", "tar-remove-files"),
                     "with command_guard off the path guard still denies the archive written to /tmp"),
 }
