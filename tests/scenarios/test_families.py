@@ -52,7 +52,7 @@ def test_fresh_rows_close_each_table():
 
 
 def test_total_sample_count_stays_reasonable():
-    assert 150 <= len(load_families()) <= 520
+    assert 150 <= len(load_families()) <= 640
 
 
 def test_variants_join_the_library_with_family_ids_and_splits():
