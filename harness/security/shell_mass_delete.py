@@ -24,7 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from harness.security.shell_parse import SimpleCommand
+from harness.security.shell_parse import SimpleCommand, split_flags
 from harness.security.shell_unwrap import program
 
 _DELETERS = {"rm", "unlink", "shred", "srm", "wipe"}
@@ -74,17 +74,8 @@ def mass_delete_rule(cmd: SimpleCommand, loop_words: dict[str, list[str] | None]
 
 
 def _operands(args: list[str]) -> tuple[bool, list[str]]:
-    recursive, operands, done = False, [], False
-    for a in args:
-        if done or not a.startswith("-") or a == "-":
-            operands.append(a)
-        elif a == "--":
-            done = True
-        elif a.startswith("--"):
-            recursive |= a == "--recursive"
-        else:
-            recursive |= "r" in a or "R" in a
-    return recursive, operands
+    flags, operands = split_flags(args)
+    return bool(flags & {"r", "R", "--recursive"}), operands
 
 
 def _generated(operand: str) -> bool:

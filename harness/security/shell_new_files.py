@@ -15,11 +15,10 @@ from __future__ import annotations
 import posixpath
 import re
 
-from harness.security.shell_parse import SimpleCommand, parse
+from harness.security.shell_parse import SimpleCommand, parse, split_flags
 from harness.security.shell_rules import (
     _code,
     _empty_sources,
-    _flags,
     _writes_nothing,
     judge_simple,
 )
@@ -53,7 +52,7 @@ def emptied_files(command: str) -> list[str] | None:
                 if not found or any(_UNFIXED.search(t) for t in found) or set(found) & filled:
                     return None
                 targets += found
-            if program(c.argv) in _FILLS and (ops := _flags(c.argv[1:])[1]):
+            if program(c.argv) in _FILLS and (ops := split_flags(c.argv[1:])[1]):
                 filled.add(_join(cwd, ops[-1]))
     return targets or None
 
@@ -68,14 +67,14 @@ def _targets(cmd: SimpleCommand, rule: str) -> list[str]:
     redirected = [t for op, t in cmd.redirects if op in (">", ">|", "&>", ">&") and not t.startswith("/dev/")]
     if redirected and _writes_nothing(cmd):
         return redirected
-    operands = _flags(args)[1]
+    operands = split_flags(args)[1]
     if prog in ("cp", "mv", "install", "ln") and len(operands) >= 2:
         return [operands[-1]]
     if prog == "tee":
         return operands
     if prog == "dd":
         return [a[3:] for a in args if a.startswith("of=")]
-    if prog == "truncate":  # the size's value is an operand to _flags when not glued: drop it
+    if prog == "truncate":  # the size's value is an operand to split_flags when not glued: drop it
         return [o for o in operands if not re.fullmatch(r"[<>/%]?-?\d+[KMGTPE]?i?B?", o, re.I)]
     return []
 

@@ -334,3 +334,24 @@ def _shlex(text: str) -> list[str]:
         except ValueError:
             continue
     return text.split()
+
+
+def split_flags(args: list[str], value_opts: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], list[str]]:
+    """Short flag letters (of every ``-xyz`` cluster), long flags (without ``=value``) and the
+    operands; an option in ``value_opts`` takes the next word as its value (not an operand)."""
+    flags: set[str] = set()
+    operands: list[str] = []
+    done = skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif done or not a.startswith("-") or a == "-":
+            operands.append(a)
+        elif a == "--":
+            done = True
+        elif a.startswith("--"):
+            flags.add(a.split("=", 1)[0])
+        else:
+            flags.update(a[1:])
+            skip = a in value_opts
+    return flags, operands

@@ -19,7 +19,7 @@ from harness.security.patterns import load_patterns
 from harness.security.shell_code_literals import dynamic_calls, mask, moves_out
 from harness.security.shell_inplace import inplace_rule
 from harness.security.shell_mass_delete import loop_expanded, mass_delete_rule
-from harness.security.shell_parse import SimpleCommand, parse
+from harness.security.shell_parse import SimpleCommand, parse, split_flags
 from harness.security.shell_side_effects import (
     side_effect_rule,
     temp_variables,
@@ -141,23 +141,8 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
     return None
 
 
-def _flags(args: list[str]) -> tuple[set[str], list[str]]:
-    """Short flags (letters of every ``-xyz`` cluster), long flags, and the operands."""
-    flags, operands, done = set(), [], False
-    for a in args:
-        if done or not a.startswith("-") or a == "-":
-            operands.append(a)
-        elif a == "--":
-            done = True
-        elif a.startswith("--"):
-            flags.add(a.split("=", 1)[0])
-        else:
-            flags.update(a[1:])
-    return flags, operands
-
-
 def _rm(args: list[str]) -> str | None:
-    flags, operands = _flags(args)
+    flags, operands = split_flags(args)
     recursive = bool(flags & {"r", "R", "--recursive"})
     if not operands:
         return None  # `rm -rf` alone removes nothing (a string a scan searches for, say)
@@ -183,7 +168,7 @@ def _git(args: list[str]) -> str | None:
     if i >= len(args):
         return None
     sub, rest = args[i], args[i + 1:]
-    flags, operands = _flags(rest)
+    flags, operands = split_flags(rest)
     if sub == "clean" and flags & {"f", "--force"} and not flags & {"n", "--dry-run"}:
         return "git-clean"
     if sub == "rm" and flags & {"r", "--recursive"} and flags & {"f", "--force"} and "--cached" not in flags:
@@ -215,7 +200,7 @@ def _dd(args: list[str]) -> str | None:
 
 
 def _mv(args: list[str]) -> str | None:
-    _, operands = _flags(args)
+    _, operands = split_flags(args)
     if len(operands) >= 2 and operands[-1] == "/dev/null":
         return "move-to-null"
     return _cp(args)
@@ -223,7 +208,7 @@ def _mv(args: list[str]) -> str | None:
 
 def _cp(args: list[str]) -> str | None:
     """``cp``/``mv``/``install`` with an empty device as the source: the target is emptied."""
-    _, operands = _flags(args)
+    _, operands = split_flags(args)
     return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) and _regular(operands[-1]) else None
 
 
@@ -238,20 +223,20 @@ def _install(args: list[str]) -> str | None:
 
 def _rsync(args: list[str]) -> str | None:
     """``rsync --delete EMPTY/ dir/``: deletes everything in dir that the empty source lacks."""
-    flags, operands = _flags(args)
+    flags, operands = split_flags(args)
     deletes = any(f.startswith("--del") for f in flags)
     return "bulk-delete" if deletes and len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
 
 
 def _fallocate(args: list[str]) -> str | None:
     """Punching, zeroing or collapsing a range destroys that part of the file's content."""
-    flags, _ = _flags(args)
+    flags, _ = split_flags(args)
     return "truncate-file" if flags & {"p", "z", "c", "--punch-hole", "--zero-range", "--collapse-range"} else None
 
 
 def _ln(args: list[str]) -> str | None:
     """``ln -sf /dev/null file``: the file is replaced by a link to nothing."""
-    flags, operands = _flags(args)
+    flags, operands = split_flags(args)
     forced = flags & {"f", "--force"}
     return "truncate-file" if forced and len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
 
@@ -259,7 +244,7 @@ def _ln(args: list[str]) -> str | None:
 def _tee(cmd: SimpleCommand) -> str | None:
     """``tee file`` reading nothing (``< /dev/null``, or a pipe from a command that writes
     nothing) empties each file it is given, unless it appends."""
-    flags, operands = _flags(cmd.argv[1:])
+    flags, operands = split_flags(cmd.argv[1:])
     if flags & {"a", "--append"} or not operands:
         return None
     empty_stdin = any(op == "<" and _EMPTY_SOURCE.match(t) for op, t in cmd.redirects)
@@ -281,7 +266,7 @@ def _dd_empty(cmd: SimpleCommand) -> str | None:
 
 
 def _chmod(args: list[str]) -> str | None:
-    flags, operands = _flags(args)
+    flags, operands = split_flags(args)
     if flags & {"R", "--recursive"} and operands[:1] and operands[0] in ("777", "0777", "a+rwx", "ugo+rwx"):
         return "chmod-777-recursive-root" if any(o in ("/", "~", "$HOME") or o.startswith(("/", "~/")) and o.count("/") <= 1
                                                   for o in operands[1:]) else None

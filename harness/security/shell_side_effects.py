@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from harness.security.shell_parse import split_flags
+
 _TEMP = re.compile(r"^(?:\$\{?(?:\w*_)?(?:TMP|TEMP)(?:_?DIR)?\b|\$\{?XDG_\w+|/tmp(?:/|$)|/var/tmp(?:/|$)|/dev/shm(?:/|$)"
                    r"|/private/tmp(?:/|$))|(?:\$\(|`)[^)`]*\b(?:mktemp|tempfile|mkdtemp|gettempdir|mktmpdir|tmpdir)\b")
 """A word that names a place outside the workspace the line cannot show: a temporary one
@@ -54,24 +56,6 @@ def _uses(word: str, known: dict[str, str]) -> re.Match[str] | None:
         return None
     names = "|".join(re.escape(n) for n in sorted(known))
     return re.match(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)", word)
-
-
-def _split(args: list[str], value_opts: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], list[str]]:
-    """Short flag letters, long flags (without ``=value``) and operands; ``value_opts`` take the next word."""
-    flags, operands, done, skip = set(), [], False, False
-    for a in args:
-        if skip:
-            skip = False
-        elif done or not a.startswith("-") or a == "-":
-            operands.append(a)
-        elif a == "--":
-            done = True
-        elif a.startswith("--"):
-            flags.add(a.split("=", 1)[0])
-        else:
-            flags.update(a[1:])
-            skip = a in value_opts
-    return flags, operands
 
 
 def _long(flags: set[str], option: str, shortest: int = 5) -> bool:
@@ -108,7 +92,7 @@ def side_effect_rule(prog: str, args: list[str]) -> str | None:
 def _transfer_rule(prog: str, args: list[str]) -> str | None:
     """``rclone move d remote:``, ``aws s3 mv d s3://b --recursive``, ``gsutil mv``: local sources
     leave the machine; ``rclone purge d`` deletes (dry runs pass)."""
-    flags, operands = _split(args)
+    flags, operands = split_flags(args)
     if {"n", "--dry-run", "--dryrun"} & flags:
         return None
     if prog == "aws" or prog == "gcloud":  # aws s3 mv SRC DST / gcloud storage mv SRC DST
@@ -130,7 +114,7 @@ def _local(word: str) -> bool:
 
 # --- archivers and copiers that delete what they pack or send --------------------------------
 def archive_rule(prog: str, args: list[str]) -> str | None:
-    flags, operands = _split(args)
+    flags, operands = split_flags(args)
     if prog in ("tar", "gtar", "bsdtar") and _long(flags, "--remove-files"):
         return "archive-remove"
     if prog == "zip" and ("m" in flags or "--move" in flags):
@@ -164,17 +148,17 @@ def git_side_effect(args: list[str]) -> str | None:
     if sub == "stash":
         if rest[:1] and rest[0] in _STASH_READS:
             return None
-        flags, _ = _split(rest[1:] if rest[:1] and rest[0] in ("push", "save") else rest, {"-m"})
+        flags, _ = split_flags(rest[1:] if rest[:1] and rest[0] in ("push", "save") else rest, {"-m"})
         return "git-discard" if flags & {"u", "a", "--include-untracked", "--all"} else None
     if sub == "clean":
-        flags, _ = _split(rest, {"-e", "--exclude"})
+        flags, _ = split_flags(rest, {"-e", "--exclude"})
         return None if flags & {"n", "--dry-run", "i", "--interactive"} else "git-clean"
     if sub == "switch":
-        flags, _ = _split(rest, {"-c", "-C", "--create", "--force-create"})
+        flags, _ = split_flags(rest, {"-c", "-C", "--create", "--force-create"})
         return "git-discard" if flags & {"f", "--force", "--discard-changes"} else None
     if sub == "checkout":
         return _checkout(rest)
-    flags, _ = _split(rest)
+    flags, _ = split_flags(rest)
     if sub == "read-tree" and "u" in flags and flags & {"--reset", "m"}:  # rewrites the working tree
         return "git-discard"
     if sub == "checkout-index" and flags & {"f", "--force"} and flags & {"a", "--all"}:
@@ -182,7 +166,7 @@ def git_side_effect(args: list[str]) -> str | None:
     if sub == "worktree" and rest[:1] == ["remove"] and flags & {"f", "--force"}:
         return "git-discard"
     if sub == "restore":
-        flags, paths = _split(rest, {"-s", "--source"})
+        flags, paths = split_flags(rest, {"-s", "--source"})
         staged_only = flags & {"S", "--staged"} and not flags & {"W", "--worktree"}
         return "git-discard" if not staged_only and ("--pathspec-from-file" in flags or _any_wide(paths, True)) else None
     return None
@@ -219,7 +203,7 @@ def _canonical(args: list[str], known: tuple[str, ...]) -> list[str]:
 
 
 def _checkout(rest: list[str]) -> str | None:
-    flags, operands = _split(rest, {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})
+    flags, operands = split_flags(rest, {"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})
     if flags & {"p", "--patch"}:
         return None  # asks hunk by hunk
     if flags & {"f", "--force"}:
@@ -244,7 +228,7 @@ def _any_wide(paths: list[str], named: bool) -> bool:
 def other_vcs_rule(prog: str, args: list[str]) -> str | None:
     """Mercurial, Subversion, Fossil and Bazaar/Breezy spellings of the same acts."""
     sub, rest = (args[0], args[1:]) if args else ("", [])
-    flags, operands = _split(rest)
+    flags, operands = split_flags(rest)
     if prog == "hg":
         if sub in ("purge", "clean") and not flags & {"p", "--print", "--print0"}:
             return "vcs-discard"
@@ -285,7 +269,7 @@ def move_out(args: list[str]) -> str | None:
         else:
             rest.append(a)
         i += 1
-    _, operands = _split(rest, {"-S", "--suffix"})
+    _, operands = split_flags(rest, {"-S", "--suffix"})
     if target is None and len(operands) >= 2:
         target, operands = operands[-1], operands[:-1]
     if target is not None and temp_place(target) and any(not temp_place(o) for o in operands):

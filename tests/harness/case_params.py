@@ -50,3 +50,23 @@ def prompt_of_files(files: dict[str, str], tmp_path, guide: str):
     config = get_preset("looplab")
     config.prompt.context_files = sorted({*config.prompt.context_files, *files})
     return asyncio.run(build_prompt(config, LocalWorkspace(str(tmp_path))))
+
+
+GUIDE = """# Contributing
+
+Billing service (Python 3.12, FastAPI, Postgres).
+
+## Checks
+
+- `pytest -q` must pass; `ruff check .` must be clean.
+- Keep handlers thin; business rules live in `billing/domain`.
+
+## Notes
+
+{text}
+
+## Releases
+
+- Tags on main build a release; production is promoted by hand.
+"""
+"""The project guide a held-out context case's ``{text}`` goes into (rounds 4 and 5)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_params import prompt_of_files, scan_as_looplab, yaml_case_params
+from case_params import GUIDE, prompt_of_files, scan_as_looplab, yaml_case_params
 
 from harness import get_preset
 
@@ -24,24 +24,6 @@ MISSES: dict[str, str] = {
     "wins-do-first": "authority handed over with no sign of an injected order: reads like the benign \"MEMORY.md wins\"",
 }
 """Case id -> why the scanner still gets it wrong."""
-
-GUIDE = """# Contributing
-
-Billing service (Python 3.12, FastAPI, Postgres).
-
-## Checks
-
-- `pytest -q` must pass; `ruff check .` must be clean.
-- Keep handlers thin; business rules live in `billing/domain`.
-
-## Notes
-
-{text}
-
-## Releases
-
-- Tags on main build a release; production is promoted by hand.
-"""
 
 
 def _cases(name: str) -> list[Any]:

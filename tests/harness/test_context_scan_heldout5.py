@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from case_params import prompt_of_files, scan_as_looplab, yaml_case_params
+from case_params import GUIDE, prompt_of_files, scan_as_looplab, yaml_case_params
 
 CASES = Path(__file__).parent / "context_files" / "heldout5"
 _LOCAL_EXEC = ("code fetched from 127.0.0.1 (this machine) and run: a local server's script is routine, so only a "
@@ -29,24 +29,6 @@ MISSES: dict[str, str] = {
                                     ".env; the data-flow rule knows -o writes it",
 }
 """Case id -> why the scanner still gets it wrong."""
-
-GUIDE = """# Contributing
-
-Billing service (Python 3.12, FastAPI, Postgres).
-
-## Checks
-
-- `pytest -q` must pass; `ruff check .` must be clean.
-- Keep handlers thin; business rules live in `billing/domain`.
-
-## Notes
-
-{text}
-
-## Releases
-
-- Tags on main build a release; production is promoted by hand.
-"""
 
 
 def _cases(name: str) -> list[Any]:
