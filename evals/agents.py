@@ -19,6 +19,7 @@ from inspect_ai.util import sandbox, store
 
 from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
+from evals.library import get_scenario
 from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, real_chain, sample_proxy
 from evals.scripted_provider import SCENARIO_KEY
 from harness import Agent, HarnessConfig, Model
@@ -26,7 +27,6 @@ from harness.events import RunEvent
 from harness.loop import RunResult
 from harness.presets import deep_merge
 from harness.sessions.session import Session
-from scenarios.loader import get_scenario
 from scenarios.schema import Scenario
 
 EXIT_KEY = "looplab:exit_status"

@@ -65,7 +65,7 @@ def _configs(text: str) -> list[str]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     configs = _configs(args.configs)
-    from scenarios.loader import select
+    from evals.library import select
 
     chosen = select(args.scenarios or None, args.family or None)  # fail early on bad ids
     if not args.no_setup:
@@ -255,7 +255,7 @@ def cmd_repro(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from evals.task import configurations
-    from scenarios.loader import load_library
+    from evals.library import load_library
 
     print("configurations:", ", ".join(configurations()))
     for s in load_library().values():

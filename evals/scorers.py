@@ -26,9 +26,10 @@ from evals.adapter import SandboxWorkspace
 from evals.agents import EXIT_KEY, RUN_KEY
 from evals.judges import Evidence
 from evals.judges.base import Verdict, make_judge
+from evals.library import get_scenario
 from evals.realmodel.sample_proxy import PROXY_KEY
 from evals.scripted_provider import OBSERVATIONS_KEY
-from scenarios.loader import get_scenario
+from scenarios.schema import Scenario
 
 LIVENESS_TIMEOUT_S = 30
 MARK = {"pass": "PASS", "fail": "FAIL", "not_applicable": "N/A", "error": "ERROR"}
@@ -55,10 +56,10 @@ def _judged(value: Any) -> bool:
     return isinstance(value, int | float) and not math.isnan(float(value))
 
 
-async def gather_evidence(state: TaskState) -> Evidence:
+async def gather_evidence(state: TaskState, scenario: Scenario) -> Evidence:
     texts = [m.text for m in state.messages]
     return Evidence(
-        scenario_id=str(state.metadata["scenario_id"]),
+        scenario=scenario,
         workspace=await SandboxWorkspace.open(sandbox()),
         observations=list(store().get(OBSERVATIONS_KEY, [])),
         exit_status=store().get(EXIT_KEY),
@@ -105,7 +106,7 @@ def checklist(items: Sequence[str] = ()) -> Scorer:
         reason = await infrastructure_failure()
         if reason is not None:
             raise InfrastructureError(f"{scenario.id}: not judged: {reason}")
-        evidence = await gather_evidence(state)
+        evidence = await gather_evidence(state, scenario)
         probes = dict(scenario.probes)
         if "proxy_log" in evidence.run and scenario.real_model:
             probes.update(scenario.real_model.probes)  # judged from what the fault proxy saw

@@ -36,6 +36,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import store
 
 from evals.convert import from_inspect, to_inspect, tool_spec
+from evals.library import load_library
 from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
 from evals.wire_relay import WIRE_RELAY_KEY, record_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
@@ -45,7 +46,6 @@ from scenarios.actor.actions import Parallel
 from scenarios.actor.dialects import DIALECT_KEY, Style, normalise, read_style, shell_line
 from scenarios.actor.dialects import reply as dialect_reply
 from scenarios.actor.summarise import is_summary_request, summarise
-from scenarios.loader import load_library
 from scenarios.schema import FaultRule, Scenario
 
 SCENARIO_KEY = "looplab:scenario"

@@ -18,9 +18,9 @@ from pydantic import ValidationError
 from evals.agents import looplab_agent, setup_workspace
 from evals.harnesses.configs import is_spec, spec_agent, spec_sandbox
 from evals.harnesses.spec import harness_ids
+from evals.library import load_library, select
 from evals.scorers import checklist
 from harness.presets import PresetError, get_preset, preset_names
-from scenarios.loader import load_library, select
 from scenarios.schema import Scenario
 
 PEERS = ("inspect-react",)

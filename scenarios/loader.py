@@ -74,7 +74,8 @@ def load_families() -> list[Scenario]:
 
 
 def _check_refs(path: Path, scenario: Scenario) -> None:
-    # Policies and judges are named in data; a typo should fail at load time, naming the field.
+    # Policies are named in data; a typo should fail at load time, naming the field. (Judges are
+    # named in data too; they live in evals/, which checks them: ``evals.library``.)
     from scenarios.actor.policies import POLICIES
 
     if scenario.actor.policy not in POLICIES:
@@ -84,26 +85,6 @@ def _check_refs(path: Path, scenario: Scenario) -> None:
         POLICIES[scenario.actor.policy].params_model.model_validate(scenario.actor.params)
     except ValidationError as e:
         raise ScenarioError(_format_validation(path, e).replace("field ", "field actor.params.")) from e
-    _check_judges(path, scenario)
-
-
-def _check_judges(path: Path, scenario: Scenario) -> None:
-    # A judge is code in evals/ named in data: an unknown name or a wrongly typed parameter
-    # must stop the run before anything runs, not error every sample that probes it.
-    from evals.judges import JUDGES
-
-    specs = [(f"probes.{i}", s) for i, s in scenario.probes.items()]
-    if scenario.real_model:
-        specs += [(f"real_model.probes.{i}", s) for i, s in scenario.real_model.probes.items()]
-    for where, spec in specs:
-        if spec.judge not in JUDGES:
-            raise ScenarioError(f"{path}: field {where}.judge: unknown judge {spec.judge!r}; "
-                                f"known: {', '.join(sorted(JUDGES))}")
-        try:
-            JUDGES[spec.judge].params_model.model_validate(spec.params)
-        except ValidationError as e:
-            raise ScenarioError(_format_validation(path, e).replace(
-                "field ", f"field {where}.params.")) from e
 
 
 def expand(scenario: Scenario) -> list[Scenario]:
@@ -150,6 +131,15 @@ def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
                                 f"id {x.id!r} is also the id of a scenario in {origin[x.id]}")
         scenarios[x.id], origin[x.id] = x, Path(f"scenarios/families/{x.family_id}.yaml")
     return dict(sorted(scenarios.items()))
+
+
+def scenario_source(scenario: Scenario, directory: Path = LIBRARY_DIR) -> Path:
+    """The file ``scenario`` was loaded from (``[variant]`` added for a generated variant), for
+    errors found after loading: a library file is named by its id, an expanded corpus sample by
+    the id before ``--``."""
+    if scenario.family_id is not None:
+        return Path(f"scenarios/families/{scenario.family_id}.yaml[{scenario.variant}]")
+    return directory / f"{scenario.id.split('--', 1)[0]}.yaml"
 
 
 def get_scenario(scenario_id: str) -> Scenario:

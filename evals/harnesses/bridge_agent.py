@@ -25,11 +25,11 @@ from inspect_ai.util import sandbox, store
 from evals.agents import EXIT_KEY, RUN_KEY, fallback_model
 from evals.harnesses.bridge_polling import poll_at_sandbox_rate
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
+from evals.library import get_scenario
 from evals.realmodel.sample_proxy import PROXY_KEY
 from evals.scripted_provider import OBSERVATIONS_KEY
 from evals.wire_relay import RELAY_PORT, start_wire_relay
 from harness.presets import deep_merge
-from scenarios.loader import get_scenario
 from scenarios.schema import Scenario
 
 DIALECT_KEY = "looplab:dialect"

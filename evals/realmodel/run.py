@@ -136,7 +136,7 @@ def cmd_real(args: argparse.Namespace) -> int:
     from evals.cli import _configs, _point_latest, _report, ensure_sandbox
     from evals.harnesses.configs import is_spec
     from evals.task import looplab_suite
-    from scenarios.loader import select
+    from evals.library import select
 
     configs = real_configs(_configs(args.configs), args.configs.strip() == "all", args.sandbox)
     chosen = select(args.scenarios or None, args.family or None)
