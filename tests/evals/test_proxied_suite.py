@@ -15,8 +15,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from evals.cli import main
 from evals.judges import Evidence
 from evals.judges.base import JUDGES, make_judge
-from evals.realmodel.run import PREFIX_KEY
 from evals.realmodel.sample_proxy import PROXY_KEY
+from evals.realmodel.server import PREFIX_KEY
 from evals.task import looplab_suite
 from harness.workspace import LocalWorkspace
 from reports.serving import serving_rows

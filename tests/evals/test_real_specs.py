@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from evals.bench.cli import cmd_bench
-from evals.cli import CliError
 from evals.realmodel.bridge_models import harness_fallbacks
-from evals.realmodel.run import RealModelError, real_configs
 from evals.realmodel.sample_proxy import PROXY_KEY
+from evals.realmodel.server import RealModelError
+from evals.runs import RunError, real_configs, run_bench
 from evals.task import looplab_suite
 from scenarios.loader import get_scenario
 from tests.evals.openai_upstream import url
@@ -43,8 +42,8 @@ def test_real_refuses_what_cannot_go_through_the_proxy() -> None:
 def test_bench_refuses_overrides_for_a_harness_spec() -> None:
     args = argparse.Namespace(configs="looplab,mini-swe-agent", overrides="context_window=2048",
                               epochs=1, max_samples=1)
-    with pytest.raises(CliError, match="--overrides: not supported for harness spec"):
-        cmd_bench(args)
+    with pytest.raises(RunError, match="--overrides: not supported for harness spec"):
+        run_bench(args)
 
 
 @pytest.mark.docker

@@ -16,8 +16,8 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from evals.cli import main
-from evals.realmodel.run import PREFIX_KEY
 from evals.realmodel.sample_proxy import PROXY_KEY
+from evals.realmodel.server import PREFIX_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
