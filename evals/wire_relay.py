@@ -7,7 +7,7 @@ OpenAI APIs it also merges an OpenAI-SDK exception's error object into that enve
 response header of the provider (no ``Retry-After``), builds Anthropic and Google error bodies
 from the status alone, and cannot drop a connection, stall or cut a stream.
 
-So the scripted provider, when this relay runs (sample-store flag ``WIRE_RELAY_KEY``), also
+So the scripted provider, when this relay runs (``evals.state.HarnessRun.wire_relay``), also
 writes each fault's wire form (``evals.wire_faults``) into the container (``FAULT_DIR``), and the
 relay, seeing the bridge's error answer, replaces it with that status, headers and body, or
 resets the connection, or starts a stream and cuts it. Requests that do not fail pass through
@@ -35,7 +35,6 @@ from typing import Any
 RELAY_PORT = 13132
 BRIDGE_PORT = 13131
 FAULT_DIR = "/var/tmp/looplab-wire"
-WIRE_RELAY_KEY = "looplab:wire_relay"
 
 
 # ---------------------------------------------------------------- relay (inside the container)
@@ -186,7 +185,9 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
     """Copy the relay into the sample's sandbox, start it, wait until it listens, and tell the
     scripted provider to record faults for it. Returns the base URL a harness should use
     (``/v1`` appended by the caller where its client wants it)."""
-    from inspect_ai.util import sandbox, store
+    from inspect_ai.util import sandbox, store_as  # the host half (see the module's docstring)
+
+    from evals.state import HarnessRun
 
     here = Path(__file__).parent
     box = sandbox()
@@ -201,13 +202,13 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
     if not ready.success:
         log = await box.exec(["cat", f"{FAULT_DIR}/relay.log"])
         raise RuntimeError(f"wire relay did not start in the sandbox: {log.stdout[-2000:]}")
-    store().set(WIRE_RELAY_KEY, True)
+    store_as(HarnessRun).wire_relay = True
     return f"http://127.0.0.1:{port}"
 
 
 async def record_fault(record: dict[str, Any]) -> None:
     """Leave one fault's wire form where the relay looks for it (called by the provider)."""
-    from inspect_ai.util import sandbox
+    from inspect_ai.util import sandbox  # the host half (see the module's docstring)
 
     name = f"{FAULT_DIR}/fault-{time.time_ns()}.json"
     await sandbox().write_file(name, json.dumps(record))

@@ -15,8 +15,8 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from evals.cli import main
 from evals.judges import Evidence
 from evals.judges.base import JUDGES, make_judge
-from evals.realmodel.sample_proxy import PROXY_KEY
 from evals.realmodel.server import PREFIX_KEY
+from evals.state import ProxyLog, in_log
 from evals.task import looplab_suite
 from harness.workspace import LocalWorkspace
 from reports.serving import serving_rows
@@ -40,7 +40,7 @@ def _run(tmp_path: Path, upstream: ThreadingHTTPServer, config: str, scenario: s
     assert log.status == "success", log.error
     [sample] = log.samples or []
     assert sample.error is None, sample.error
-    return {"items": sample.scores["checklist"].metadata["items"], "proxy": sample.store[PROXY_KEY]}
+    return {"items": sample.scores["checklist"].metadata["items"], "proxy": in_log(ProxyLog, sample).entries}
 
 
 @pytest.mark.parametrize("scenario, item", [
