@@ -141,7 +141,7 @@ async def _play(record: dict[str, Any], dialect: str, writer: asyncio.StreamWrit
     try:
         from wire_faults import cut_stream, wire_fault  # beside this file in the container
     except ImportError:
-        from evals.wire_faults import cut_stream, wire_fault
+        from evals.wire_faults import cut_stream, wire_fault  # run from the package (the host)
 
     transport = record.get("transport")
     if transport is None:
@@ -187,7 +187,7 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
     (``/v1`` appended by the caller where its client wants it)."""
     from inspect_ai.util import sandbox, store_as  # the host half (see the module's docstring)
 
-    from evals.state import HarnessRun
+    from evals.state import HarnessRun  # inspect's, so the host half's too
 
     here = Path(__file__).parent
     box = sandbox()

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.log import read_eval_log
+
 from reports.fmt import md_table
 
 PREFIX_KEY = "looplab_prefix_cache"  # written by evals.runs (a real-model run)
@@ -59,8 +61,6 @@ def log_row(log: Any) -> dict[str, Any]:
 
 def serving_rows(log_paths: list[str]) -> list[dict[str, Any]]:
     """One row per real-model log (full logs are read: model events carry the timings)."""
-    from inspect_ai.log import read_eval_log
-
     rows = []
     for path in log_paths:
         header = read_eval_log(path, header_only=True)

@@ -8,8 +8,11 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from scenarios.actor.policies import POLICIES
 from scenarios.checklist import checklist_by_id
 from scenarios.corpus import entries, house_rule_marker
+from scenarios.families import FamilyError
+from scenarios.families import load_families as generate
 from scenarios.schema import Scenario, describe_validation
 
 LIBRARY_DIR = Path(__file__).parent / "library"
@@ -64,9 +67,6 @@ def _checked_family(scenario: Scenario) -> Scenario:
 
 def load_families() -> list[Scenario]:
     """Every generated variant of ``scenarios/families/`` (ids ``<family>--<variant>``)."""
-    from scenarios.families import FamilyError
-    from scenarios.families import load_families as generate
-
     try:
         return [_checked_family(s) for s in generate()]
     except (FamilyError, ValidationError, ValueError) as e:
@@ -76,8 +76,6 @@ def load_families() -> list[Scenario]:
 def _check_refs(path: Path, scenario: Scenario) -> None:
     # Policies are named in data; a typo should fail at load time, naming the field. (Judges are
     # named in data too; they live in evals/, which checks them: ``evals.library``.)
-    from scenarios.actor.policies import POLICIES
-
     if scenario.actor.policy not in POLICIES:
         raise ScenarioError(f"{path}: field actor.policy: unknown policy {scenario.actor.policy!r}; "
                             f"known: {', '.join(sorted(POLICIES))}")

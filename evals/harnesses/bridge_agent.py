@@ -12,6 +12,7 @@ crash before its first request) raises: the sample is an *error*, never a verdic
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,7 @@ from evals.agents import fallback_model
 from evals.harnesses.bridge_polling import poll_at_sandbox_rate
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
 from evals.library import get_scenario
+from evals.realmodel.bridge_models import proxied_bridge_models
 from evals.state import ActorObservations, HarnessRun, ProxyLog, RunRecord
 from evals.wire_relay import RELAY_PORT, start_wire_relay
 from harness.presets import deep_merge
@@ -76,8 +78,6 @@ async def wait_for_bridge(port: int, timeout_s: float = 120.0) -> None:
 
 def flatten(conditions: dict[str, Any], prefix: str = "") -> list[str]:
     """``{"a": {"b": 1}}`` → ``["a.b=1"]`` (leaves as YAML scalars; lists and maps as JSON)."""
-    import json
-
     out: list[str] = []
     for key, value in conditions.items():
         path = f"{prefix}{key}"
@@ -160,8 +160,6 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
         workdir = await _workdir(scenario.workdir)
         limiter = call_limiter(spec.finish.model_call_limit)
         if proxy:
-            from evals.realmodel.bridge_models import proxied_bridge_models
-
             async with proxied_bridge_models(proxy, scenario, str(get_model()), fallbacks or [],
                                              limiter) as models:
                 real = scenario.real_model.harness if scenario.real_model else {}
