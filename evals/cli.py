@@ -9,7 +9,8 @@
 *complete* run. Exit codes: 0 complete, 1 a sample errored (infrastructure: named on stderr),
 2 bad input, 130 interrupted; ``repro`` exits 3 when a probed item failed.
 
-This module parses arguments; running and reporting is ``evals.runs``.
+This module parses arguments (``evals.bench.cli`` and ``evals.realmodel.run`` add theirs); each
+subcommand names the function of ``evals.runs`` that runs and reports it.
 """
 
 from __future__ import annotations
@@ -20,12 +21,6 @@ import sys
 
 from evals.bench.cli import add_parser as add_bench_parser
 from evals.realmodel.run import add_parser as add_real_parser
-from evals.runs import EXIT_INTERRUPTED, RunError, list_runnable, run_repro, run_suite
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    print("\n".join(list_runnable()))
-    return 0
 
 
 def positive_int(text: str) -> int:
@@ -62,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--log-dir", default="")
     r.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
     r.add_argument("--no-report", action="store_true")
-    r.set_defaults(fn=run_suite)
+    r.set_defaults(run="run_suite")
 
     rp = sub.add_parser("repro", help="run one scenario and print a readable transcript")
     rp.add_argument("scenario")
@@ -72,27 +67,27 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--log-dir", default="")
     rp.add_argument("--overrides", default="", help="changes to the preset, e.g. "
                     "loop_detection.ping_pong=false: watch the failure its control prevents")
-    rp.set_defaults(fn=run_repro)
+    rp.set_defaults(run="run_repro")
 
     add_real_parser(sub)
     add_bench_parser(sub)
 
     ls = sub.add_parser("list", help="list configurations and scenarios")
-    ls.set_defaults(fn=cmd_list)
+    ls.set_defaults(run="run_list")
 
     args = p.parse_args(argv)
+    # evals.runs imports inspect and the eval stack (seconds): only once the arguments parsed
+    from evals import runs
+
     try:
-        return int(args.fn(args))
+        return int(getattr(runs, args.run)(args))
     except KeyboardInterrupt:
         print("\nlooplab: interrupted; logs written so far are kept, logs/latest was not moved.",
               file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except RunError as e:
-        print(f"looplab: error: {e}", file=sys.stderr)
-        return 2
-    except ValueError as e:  # bad scenario ids, presets, scenario files, an unusable server
-        print(f"looplab: error: {e}", file=sys.stderr)
-        return 2
+        return runs.EXIT_INTERRUPTED
+    except (runs.RunError, ValueError) as e:  # ValueError: bad scenario ids, presets, scenario
+        print(f"looplab: error: {e}", file=sys.stderr)  # files, an unusable server
+        return runs.EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

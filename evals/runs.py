@@ -8,8 +8,8 @@ writes the report and, when the run is complete, points ``logs/latest`` at it. T
 Bad input raises ``RunError`` before anything runs (the command line prints it and exits 2).
 Exit codes of a run: 0 complete, 1 a sample errored or a log did not finish, 130 interrupted.
 
-inspect and the task modules (which import it) are imported inside the functions that start
-evals: importing inspect costs seconds, and ``--help`` or a bad flag should answer at once.
+Importing this module imports inspect and the whole eval stack (seconds): the command lines
+import it once their arguments parsed, so ``--help`` and a bad flag answer at once.
 """
 
 from __future__ import annotations
@@ -20,8 +20,13 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from inspect_ai import eval as inspect_eval
+from inspect_ai.util import DisplayType
+
+from evals.bench.task import looplab_bench
+from evals.harnesses.configs import is_spec
 from evals.library import load_library, select
 from evals.realmodel.metrics import scrape
 from evals.realmodel.server import (
@@ -31,18 +36,18 @@ from evals.realmodel.server import (
     reset_prefix_cache,
     resolve,
 )
+from evals.repro import repro
+from evals.task import PEERS, agent_for, configurations, looplab_suite
 from harness.presets import get_preset
 from sandboxes.k8s_values import missing_prerequisites
 from scenarios.bench import BenchError
 from scenarios.bench import select as select_bench
 
-if TYPE_CHECKING:
-    from inspect_ai.util import DisplayType
-
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = ROOT / "sandboxes" / "setup.sh"
 EXIT_INTERRUPTED = 130
 EXIT_ERRORED = 1
+EXIT_BAD_INPUT = 2
 SHOW_ERRORS = 10
 """Errored samples named on stderr (the rest are counted)."""
 
@@ -55,8 +60,6 @@ class RunError(Exception):
 
 def select_configs(text: str) -> list[str]:
     """``--configs``: comma-separated configurations, or ``all``."""
-    from evals.task import configurations  # inspect (see the module's docstring)
-
     if text.strip() == "all":
         return configurations()
     names = [c.strip() for c in text.split(",") if c.strip()]
@@ -102,8 +105,6 @@ def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, displa
               **options: Any) -> list:
     """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
     kept in the logs rather than raised; ``options`` go to inspect as they are."""
-    from inspect_ai import eval as inspect_eval  # see the module's docstring
-
     n_tasks = len(tasks) if isinstance(tasks, list) else 1
     return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
                         max_samples=max_samples, max_sandboxes=max_samples, display=display,
@@ -172,8 +173,6 @@ def run_suite(args: argparse.Namespace) -> int:
         ensure_sandbox(args.sandbox)
     if args.processes > 1 and len(configs) > 1:
         return run_split(args, configs, len(chosen))
-    from evals.task import looplab_suite  # inspect (see the module's docstring)
-
     log_dir = new_log_dir(args.log_dir, stamp())
     tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
                            sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
@@ -202,9 +201,6 @@ def run_suite(args: argparse.Namespace) -> int:
 def cost_weight(config: str) -> int:
     """Relative eval cost of a configuration: a fixed part per sample plus one per enabled
     control (fitted to one full-matrix run: about 12 : 1). Peers count as five controls."""
-    from evals.harnesses.configs import is_spec  # inspect (see the module's docstring)
-    from evals.task import PEERS
-
     if config in PEERS:
         return 12 + 5
     if is_spec(config):  # a harness process and the model bridge in each container
@@ -276,9 +272,6 @@ def split_outcome(codes: list[int]) -> int:
 
 def run_repro(args: argparse.Namespace) -> int:
     """One scenario on one configuration, with a readable transcript (``evals.repro``)."""
-    from evals.repro import repro  # inspect (see the module's docstring)
-    from evals.task import agent_for
-
     select_configs(args.config)
     if args.overrides:  # a bad key or value is an error before the engine is even checked
         agent_for(args.config, [], args.overrides)
@@ -288,22 +281,18 @@ def run_repro(args: argparse.Namespace) -> int:
                  log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
 
 
-def list_runnable() -> list[str]:
+def run_list(args: argparse.Namespace) -> int:
     """``looplab list``: the configurations, then one line per scenario."""
-    from evals.task import configurations  # inspect (see the module's docstring)
-
-    lines = ["configurations: " + ", ".join(configurations())]
-    lines += [f"{s.id:45s} {s.family:14s} {', '.join(s.probes)}" for s in load_library().values()]
-    return lines
+    print("configurations:", ", ".join(configurations()))
+    for s in load_library().values():
+        print(f"{s.id:45s} {s.family:14s} {', '.join(s.probes)}")
+    return 0
 
 
 # --- the benchmark (``looplab bench``) ----------------------------------------------------------
 
 def run_bench(args: argparse.Namespace) -> int:
     """Benchmark tasks × variants × configurations, then ``python -m reports bench``."""
-    from evals.bench.task import looplab_bench  # inspect (see the module's docstring)
-    from evals.harnesses.configs import is_spec
-
     configs = select_configs(args.configs)
     specs = [c for c in configs if is_spec(c)]
     if specs and args.overrides:
@@ -355,9 +344,6 @@ def real_configs(configs: list[str], everything: bool, sandbox: str) -> list[str
     """The configurations that can run against a real server through the fault proxy: presets and
     harness specs (Docker only). A peer's model calls bypass the proxy: ``all`` leaves peers out,
     naming one is refused."""
-    from evals.harnesses.configs import is_spec  # inspect (see the module's docstring)
-    from evals.task import PEERS
-
     peers = [c for c in configs if c in PEERS]
     if peers and not everything:
         raise RealModelError(f"--configs: {', '.join(peers)} cannot run through the fault proxy (a "
@@ -373,9 +359,6 @@ def real_configs(configs: list[str], everything: bool, sandbox: str) -> list[str
 def run_real(args: argparse.Namespace) -> int:
     """Scenarios against a real server, one configuration at a time so that the server's
     prefix-cache counters can be read before and after each one (``evals.realmodel.server``)."""
-    from evals.harnesses.configs import is_spec  # inspect (see the module's docstring)
-    from evals.task import looplab_suite
-
     configs = real_configs(select_configs(args.configs), args.configs.strip() == "all", args.sandbox)
     chosen = select(args.scenarios or None, args.family or None)
     server = resolve(args.base_url, args.served_model)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 
-from evals.runs import run_bench
-
 DEFAULT_MODEL = "scripted-bench/oracle"
 
 
@@ -43,4 +41,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--log-dir", default="", help="default: logs/bench-<stamp>/")
     b.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
     b.add_argument("--no-report", action="store_true")
-    b.set_defaults(fn=run_bench)
+    b.set_defaults(run="run_bench")

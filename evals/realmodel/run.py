@@ -12,7 +12,6 @@ import argparse
 import os
 
 from evals.realmodel.server import DEFAULT_BASE
-from evals.runs import run_real
 
 DEFAULT_SCENARIOS = ("provider-quota-fallback,provider-overloaded-fallback,provider-auth-fallback,"
                      "provider-rate-limit-backoff,provider-bad-request-stops,provider-all-exhausted,"
@@ -37,4 +36,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--log-dir", default="")
     r.add_argument("--display", default=None)
     r.add_argument("--no-report", action="store_true")
-    r.set_defaults(fn=run_real)
+    r.set_defaults(run="run_real")
