@@ -7,7 +7,11 @@ control records each call, asks them, and rewrites the tool result the model wil
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 from harness.config import LoopDetectionConfig
 from harness.controls.base import Control
@@ -56,6 +60,7 @@ class LoopDetection(Control):
         self.criticals = 0
         self._pending_stop: str | None = None
         self._root: str | None = None
+        self._results: dict[bytes, str] = {}  # output digest -> hash as compared (_OutputHash)
 
     async def on_run_start(self, run: RunState) -> None:
         self._reset()  # one control serves every run of an Agent: a new run starts clean
@@ -75,26 +80,19 @@ class LoopDetection(Control):
         else:
             key = {"name": call.name, "args": call.arguments}
             args_hash = stable_hash(key)
-        output = outcome.content
-        if cfg.normalise_calls:  # a result that echoes its call (a wrapper's header) is the same result
-            output = without_echo(output, call.arguments)
-            # the header names the tool too: the read tool and `cat` give one file's text
-            output = _SOURCE.sub(r"\1<tool>", output)
-            output = without_time_report(output)  # `time make` and `make`: one result
-        if cfg.mask_volatile_output:
-            output = mask_volatile(output)
-        result_hash, failed = stable_hash(output), outcome.is_error
+        output: Callable[[], str] = _OutputHash(self._results, outcome.content, dict(call.arguments),
+                                                cfg.normalise_calls, cfg.mask_volatile_output)
+        failed = outcome.is_error
         if cfg.normalise_calls and outcome.metadata.get("replay_skipped"):
             # The executor did not run a repeat of an earlier call and said so instead: the result
             # is that earlier call's result, not a new one (else a cycle would look like progress).
             # Behind the switch, so the seeds' byte comparison stays as it was.
             prior = next((r for r in reversed(self.history) if r.args_hash == args_hash), None)
             if prior is not None:
-                result_hash, failed = prior.result_hash, prior.failed
+                output, failed = prior.result, prior.failed
         return CallRecord(
             tool=call.name,
             args_hash=args_hash,
-            result_hash=result_hash,
             failed=failed,
             unknown=unknown,
             poll=self.is_poll(call.name, call.arguments),
@@ -103,6 +101,7 @@ class LoopDetection(Control):
             eq_flags=call_equals_flags(call.arguments) if cfg.normalise_calls else frozenset(),
             wrapped=wrapped,
             source=(call.name, call.arguments),
+            output=output,
         )
 
     def _pairwise(self, call: ToolCall, args_hash: str, wrapped: frozenset[str] = frozenset()) -> str:
@@ -173,3 +172,48 @@ class LoopDetection(Control):
             reason, self._pending_stop = self._pending_stop, None
             run.emit("loop.circuit_breaker", reason=reason)
             run.end("circuit_breaker", reason)  # the limits table (harness.state)
+
+
+_RESULTS_KEPT = 1024
+"""Output hashes remembered per run (``_OutputHash``); a run's window holds far fewer calls."""
+
+
+class _OutputHash:
+    """One call's output hash as the detectors compare it, computed when a detector first asks
+    (``CallRecord.output``): the output with the call's echo, the tool name of the untrusted
+    header and a ``time`` report taken out (``normalise_calls``), volatile tokens masked
+    (``mask_volatile_output``), hashed. Masking is the costly part and its result depends on
+    the output and the call's own words only, so it is remembered by their digest: a poll that
+    returns the same bytes again is masked once."""
+
+    __slots__ = ("cache", "content", "args", "normalise", "mask")
+
+    def __init__(self, cache: dict[bytes, str], content: str, args: dict[str, Any],
+                 normalise: bool, mask: bool) -> None:
+        self.cache, self.content, self.args = cache, content, args
+        self.normalise, self.mask = normalise, mask
+
+    def __call__(self) -> str:
+        if not (self.normalise or self.mask):
+            return stable_hash(self.content)
+        echo = sorted(v for v in self.args.values() if isinstance(v, str)) if self.normalise else []
+        digest = hashlib.blake2b(self.content.encode("utf-8", "surrogatepass"), digest_size=16)
+        digest.update(json.dumps([echo, self.normalise, self.mask]).encode("utf-8", "surrogatepass"))
+        key = digest.digest()
+        hit = self.cache.get(key)
+        if hit is None:
+            if len(self.cache) >= _RESULTS_KEPT:
+                self.cache.clear()
+            hit = self.cache[key] = stable_hash(self._compared())
+        return hit
+
+    def _compared(self) -> str:
+        output = self.content
+        if self.normalise:  # a result that echoes its call (a wrapper's header) is the same result
+            output = without_echo(output, self.args)
+            # the header names the tool too: the read tool and `cat` give one file's text
+            output = _SOURCE.sub(r"\1<tool>", output)
+            output = without_time_report(output)  # `time make` and `make`: one result
+        if self.mask:
+            output = mask_volatile(output)
+        return output
