@@ -61,6 +61,7 @@ class LoopDetection(Control):
         self._pending_stop: str | None = None
         self._root: str | None = None
         self._results: dict[bytes, str] = {}  # output digest -> hash as compared (_OutputHash)
+        self._bound: dict[tuple[int, frozenset[str]], tuple[CallRecord, dict[str, Any]]] = {}
 
     async def on_run_start(self, run: RunState) -> None:
         self._reset()  # one control serves every run of an Agent: a new run starts clean
@@ -114,6 +115,7 @@ class LoopDetection(Control):
         ``loop_wrappers`` does not know)."""
         mine = call_equals_flags(call.arguments)
         seen: set[str] = set()
+        keyed: dict[frozenset[str], dict[str, Any]] = {}  # this call's key, per binding
         for prior in reversed(self.history):
             if prior.args_hash == args_hash:
                 return args_hash
@@ -123,11 +125,22 @@ class LoopDetection(Control):
             if not bind or prior.source is None or prior.args_hash in seen:
                 continue
             seen.add(prior.args_hash)
-            a = call_key(call.name, call.arguments, root=self._root, bind=bind)
-            b = call_key(*prior.source, root=self._root, bind=bind)
-            if a == b:
+            if bind not in keyed:
+                keyed[bind] = call_key(call.name, call.arguments, root=self._root, bind=bind)
+            if keyed[bind] == self._bound_key(prior, bind):
                 return prior.args_hash
         return args_hash
+
+    def _bound_key(self, prior: CallRecord, bind: frozenset[str]) -> dict[str, Any]:
+        """``prior``'s key with ``bind``, remembered: every later call that spells a flag
+        ``--k=v`` keys the same earlier calls again, and a key costs a parse."""
+        hit = self._bound.get((id(prior), bind))
+        if hit is None or hit[0] is not prior:  # (the record is held, so its id is not reused)
+            if len(self._bound) >= _RESULTS_KEPT:
+                self._bound.clear()
+            assert prior.source is not None
+            hit = self._bound[(id(prior), bind)] = (prior, call_key(*prior.source, root=self._root, bind=bind))
+        return hit[1]
 
     async def after_tool(self, run: RunState, call: ToolCall, outcome: ToolOutcome) -> ToolOutcome:
         cfg = self.config
