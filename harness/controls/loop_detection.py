@@ -58,7 +58,7 @@ class LoopDetection(Control):
         self.history: list[CallRecord] = []
         self.total_calls = 0
         self.criticals = 0
-        self._pending_stop: str | None = None
+        self._pending_stop: tuple[str, str] | None = None  # (limit, why): ends the run after the turn
         self._root: str | None = None
         self._results: dict[bytes, str] = {}  # output digest -> hash as compared (_OutputHash)
         self._bound: dict[tuple[int, frozenset[str]], tuple[CallRecord, dict[str, Any]]] = {}
@@ -148,8 +148,8 @@ class LoopDetection(Control):
         del self.history[:-cfg.history_size]
         self.total_calls += 1
 
-        if cfg.circuit_breaker and self.total_calls >= cfg.circuit_breaker_threshold:
-            self._pending_stop = texts()["circuit_breaker"].format(count=self.total_calls)
+        if run.reached("circuit_breaker", self.total_calls):  # the limits table (harness.state)
+            self._pending_stop = ("circuit_breaker", texts()["circuit_breaker"].format(count=self.total_calls))
             return outcome
         finding = detect(self.history, cfg, run.tool_names())
         if finding is None:
@@ -167,11 +167,10 @@ class LoopDetection(Control):
         log.info("critical %s on %s (%d)", finding.detector, call.name, finding.count)
         run.emit("loop.critical", tool=call.name, detector=finding.detector,
                  count=finding.count, criticals=self.criticals)
-        limit = self.config.critical_limit
-        if limit is not None and self.criticals > limit:
-            self._pending_stop = texts()["ignored_criticals"].format(
-                limit=limit, message=finding.message
-            )
+        if run.reached("ignored_criticals", self.criticals):
+            limit = run.limits["ignored_criticals"].cap
+            self._pending_stop = ("ignored_criticals", texts()["ignored_criticals"].format(
+                limit=int(limit or 0), message=finding.message))
         return self._wrap("critical_wrapper", finding, outcome)
 
     @staticmethod
@@ -182,9 +181,9 @@ class LoopDetection(Control):
     async def after_tools(self, run: RunState) -> None:
         # Stop only after every call of the turn is answered (each call gets exactly one result).
         if self._pending_stop:
-            reason, self._pending_stop = self._pending_stop, None
+            (limit, reason), self._pending_stop = self._pending_stop, None
             run.emit("loop.circuit_breaker", reason=reason)
-            run.end("circuit_breaker", reason)  # the limits table (harness.state)
+            run.end(limit, reason)
 
 
 _RESULTS_KEPT = 1024
