@@ -143,7 +143,6 @@ class InterruptRelay:
         self.path = Path(path)
         self.target = target
         self.poll_s = poll_s
-        self.fired = 0
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> InterruptRelay:
@@ -163,7 +162,6 @@ class InterruptRelay:
         while True:
             if self.path.exists():
                 self.path.unlink(missing_ok=True)
-                self.fired += 1
                 log.info("interrupt requested through %s", self.path)
                 self.target.interrupt()
             await asyncio.sleep(self.poll_s)

@@ -328,8 +328,3 @@ def build_spawner(config: HarnessConfig, tools: list[Tool], place: SubagentParen
         tools.append(spawner.tool())
     return spawner, SubagentSupervisor(spawner)
 
-
-def attach_subagents(agent: Any) -> SubagentSpawner | None:
-    """The spawner ``harness.assembly`` gave ``agent`` (None when sub-agents are off). Kept for
-    callers written when attaching was a separate step: it attaches nothing."""
-    return next((c.spawner for c in agent.controls if isinstance(c, SubagentSupervisor)), None)
