@@ -14,7 +14,8 @@ identifiers, so the verification has work), truncation cuts, the transcript is w
 Per preset and run length (default 200 and 400 turns): wall and CPU milliseconds per turn
 (the time from the end of one model call to the start of the next), median and p90, the ratio of
 the median to naive's, and the growth: the median of the last ``--window`` turns of the longest
-run over the median of the ``--window`` turns around turn 50. Then, for the ``--breakdown``
+run over the median of the ``--window`` turns around turn 50, on the wall clock and on the CPU
+clock (on a shared machine the CPU clock is the steadier of the two). Then, for the ``--breakdown``
 presets (looplab by default), one more run of the longest length with timers around each
 control's hooks and around the parts that cost most (output masking, shell parsing, redaction,
 the compaction identifier scan, token counting, transcript writes), and how many times bashlex
@@ -154,7 +155,8 @@ class Row:
     controls: int
     wall: dict[int, tuple[float, float]] = field(default_factory=dict)
     cpu: dict[int, tuple[float, float]] = field(default_factory=dict)
-    growth: float | None = None
+    growth: tuple[float, float] | None = None
+    """(wall, CPU)."""
     events: Counter[str] = field(default_factory=Counter)
 
 
@@ -166,10 +168,14 @@ def measure(preset: str, turns: list[int], window: int) -> Row:
         row.cpu[n] = (statistics.median(run.cpu), p90(run.cpu))
         if n == max(turns):
             row.events = run.events
-            early = run.wall[max(0, 50 - window // 2):50 + window // 2]
             if n >= 50 + window // 2 + window:
-                row.growth = statistics.median(run.wall[-window:]) / statistics.median(early)
+                row.growth = (_growth(run.wall, window), _growth(run.cpu, window))
     return row
+
+
+def _growth(turns: list[float], window: int) -> float:
+    """The median of the last ``window`` turns over the median of the ``window`` around turn 50."""
+    return statistics.median(turns[-window:]) / statistics.median(turns[max(0, 50 - window // 2):50 + window // 2])
 
 
 _SEEN = ("context.compacted", "loop.warning", "loop.critical", "security.redacted")
@@ -179,20 +185,20 @@ def print_table(rows: list[Row], turns: list[int], window: int) -> None:
     longest = max(turns)
     naive = next((r for r in rows if r.preset == "naive"), None)
     print(f"harness cost per turn on a realistic bash session, ms (median / p90), wall and CPU; "
-          f"x naive: wall medians; growth: wall median of turns {longest - window + 1}-{longest} over "
+          f"x naive: wall medians; growth (wall/CPU): median of turns {longest - window + 1}-{longest} over "
           f"turns {50 - window // 2 + 1}-{50 + window // 2} of the {longest}-turn run; "
           f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f}")
     head = "".join(f"{f'wall {n}':>15}{f'cpu {n}':>15}{'x naive':>9}" for n in turns)
-    print(f"{'preset':<10}{'controls':>9}{head}{'growth':>8}  events of the {longest}-turn run")
+    print(f"{'preset':<10}{'controls':>9}{head}{'growth':>12}  events of the {longest}-turn run")
     for r in rows:
         cells = ""
         for n in turns:
             ratio = f"{r.wall[n][0] / naive.wall[n][0]:.0f}x" if naive and naive.wall[n][0] else "-"
             cells += f"{r.wall[n][0]:>8.2f}/{r.wall[n][1]:<6.2f}{r.cpu[n][0]:>8.2f}/{r.cpu[n][1]:<6.2f}{ratio:>9}"
-        growth = f"{r.growth:.2f}x" if r.growth is not None else "-"
+        growth = f"{r.growth[0]:.2f}/{r.growth[1]:.2f}x" if r.growth is not None else "-"
         seen = ", ".join(f"{k} {r.events[k]}" for k in _SEEN if r.events[k])
-        print(f"{r.preset:<10}{r.controls:>9}{cells}{growth:>8}  {seen or '-'}")
+        print(f"{r.preset:<10}{r.controls:>9}{cells}{growth:>12}  {seen or '-'}")
 
 
 # --- breakdown -------------------------------------------------------------------------------------

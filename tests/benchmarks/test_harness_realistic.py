@@ -3,6 +3,7 @@ them (timings themselves are not judged: speed targets belong to the benchmark, 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,7 @@ def test_prints_each_preset_and_the_breakdown_of_looplab() -> None:
     for row in rows.values():
         cells = row.split()
         assert float(cells[2].split("/")[0]) > 0 and cells[4].endswith("x")
+        assert re.fullmatch(r"\d+\.\d\d/\d+\.\d\dx", cells[8])  # growth, wall and CPU
     # The session makes progress: looplab compacts it but never finds a loop in it.
     assert "context.compacted" in rows["looplab"] and "loop.critical" not in rows["looplab"]
     text = out.stdout
