@@ -36,8 +36,6 @@ import asyncio
 import functools
 import importlib
 import inspect
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -58,6 +56,7 @@ from harness.model import ModelReply, ToolSpec, Usage  # noqa: E402
 from harness.workspace import ExecResult  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # realistic_session.py, next to this file
+from machine import describe  # noqa: E402
 from realistic_session import session_turn  # noqa: E402
 
 SUMMARY = ("Summary of the work so far: the services' failing tests were investigated, configs were "
@@ -186,9 +185,7 @@ def print_table(rows: list[Row], turns: list[int], window: int) -> None:
     naive = next((r for r in rows if r.preset == "naive"), None)
     print(f"harness cost per turn on a realistic bash session, ms (median / p90), wall and CPU; "
           f"x naive: wall medians; growth (wall/CPU): median of turns {longest - window + 1}-{longest} over "
-          f"turns {50 - window // 2 + 1}-{50 + window // 2} of the {longest}-turn run; "
-          f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.1f}")
+          f"turns {50 - window // 2 + 1}-{50 + window // 2} of the {longest}-turn run; {describe()}")
     head = "".join(f"{f'wall {n}':>15}{f'cpu {n}':>15}{'x naive':>9}" for n in turns)
     print(f"{'preset':<10}{'controls':>9}{head}{'growth':>12}  events of the {longest}-turn run")
     for r in rows:
