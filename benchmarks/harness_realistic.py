@@ -36,6 +36,7 @@ import asyncio
 import functools
 import importlib
 import inspect
+import os
 import statistics
 import sys
 import tempfile
@@ -47,7 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
+# Run from a checkout; ``realistic_ab.py`` points LOOPLAB_BENCH_TREE at another one to compare.
+sys.path.insert(0, os.environ.get("LOOPLAB_BENCH_TREE") or str(Path(__file__).resolve().parent.parent))
 
 from harness import Agent, LocalWorkspace, get_preset, preset_names  # noqa: E402
 from harness.controls.base import Control  # noqa: E402

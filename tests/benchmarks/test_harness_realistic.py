@@ -59,3 +59,17 @@ def test_unknown_presets_are_named() -> None:
     assert out.returncode == 2 and "--presets: unknown preset(s) ['nope']" in out.stderr
     out = _run("--breakdown", "nobody")
     assert out.returncode == 2 and "--breakdown: unknown preset(s) ['nobody']" in out.stderr
+
+
+def test_a_checkout_is_compared_with_another_interleaved(tmp_path: Path) -> None:
+    ab = str(ROOT / "benchmarks" / "realistic_ab.py")
+    out = subprocess.run([sys.executable, ab, str(ROOT), "--turns", "110", "--rounds", "1", "--presets", "naive"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "110 turns x 1 interleaved rounds" in lines[0]
+    rows = [line.split() for line in lines[2:]]
+    assert [r[:2] for r in rows] == [["naive", "this"], ["naive", "other"]]
+    assert all(float(r[2]) > 0 and float(r[5]) > 0 and r[8].endswith("x") for r in rows)
+    out = subprocess.run([sys.executable, ab, str(tmp_path)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 2 and "is not a looplab checkout" in out.stderr
