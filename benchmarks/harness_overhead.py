@@ -25,8 +25,6 @@ import asyncio
 import contextlib
 import io
 import itertools
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -44,6 +42,7 @@ from harness.model import ModelReply, ToolSpec, Usage  # noqa: E402
 from harness.tools import Tool, ToolContext, ToolOutcome, register_tool  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # peers.py, next to this file
+from machine import describe  # noqa: E402
 from peers import PEERS, PeerUnavailable  # noqa: E402
 
 
@@ -131,8 +130,7 @@ def print_table(rows: list[Row], turns: list[int], window: int) -> None:
     longest = max(turns)
     print("harness overhead per turn, median µs (no-op tool, instant scripted model); growth: "
           f"turns {longest - window + 1}-{longest} against 1-{window} of the {longest}-turn run;"
-          f" {platform.python_implementation()} {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+          f" {describe()}")
     head = "".join(f"{f'{n} turns':>12}" for n in turns)
     print(f"{'harness':<16}{'controls':>9}{head}{'growth':>9}")
     for r in rows:

@@ -29,14 +29,14 @@ from harness.controls.loop_normalise import shell_key  # noqa: E402
 
 
 def _old_mask(text: str) -> str:
-    for token, rx in loop_volatile._VOLATILE_RX:
+    for token, rx, _ in loop_volatile._VOLATILE_RX:
         text = rx.sub(token, text)
     return loop_volatile._SPACE.sub(" ", text).strip()
 
 
 def _without_non_clock(text: str) -> str:
     text = loop_volatile.mask_animation(text)
-    for token, rx in loop_volatile._VOLATILE_RX:
+    for token, rx, _ in loop_volatile._VOLATILE_RX:
         text = rx.sub(token, text)
     return loop_volatile._SPACE.sub(" ", text).strip()
 

@@ -20,8 +20,8 @@ from typing import Any, TextIO
 
 import yaml
 
+from harness.assembly import build_controls
 from harness.config import HarnessConfig
-from harness.controls import build_controls
 from harness.controls.base import Control
 from harness.events import RunEvent
 from harness.loop import Agent, RunResult

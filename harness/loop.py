@@ -6,14 +6,15 @@ results; errors that end the run are ``RunEnded``. Controls plug in through hook
 (``harness.controls.base.Control``); which controls, in which order, is ``harness.assembly``'s
 table.
 
-Limits in one place: every run-ending limit is a row of the run's limits table
-(``harness.state.run_limits``: turns, tool calls, tokens, circuit breaker, kill switch, retry
-budget), each with its ``ExitStatus``. Counted limits are checked before every step
-(``RunState.check_limits``); a counter that grows elsewhere calls ``run.spend(name, amount)``,
-which ends the run when the cap is reached; a control that detects a limit itself calls
-``run.end(name, message)``. A new limit (e.g. a total provider retry budget: the router calls
-``run.spend("retry_budget", seconds)`` with a row whose cap comes from the config) is one row,
-not a new ending path.
+Limits in one place: every early ending is a row of the run's limits table
+(``harness.state.run_limits``), which holds each cap read from its config section (turns, tool
+calls, tokens, cost, circuit breaker, ignored loop interventions, empty replies, retry attempts
+and seconds) and the endings that count nothing (fallbacks exhausted, context overflow, provider
+error, kill switch, interrupt), each with its ``ExitStatus``. Turns and tool calls are checked
+before every step (``RunState.check_limits``); a control counts what it watches, asks its row
+(``run.reached(name, count)``) and ends the run through the table (``run.end(name, why)``). A new
+limit is one row and one count, not a new ending path. The loop's own ending is the model's
+answer (``COMPLETED``).
 """
 
 from __future__ import annotations
@@ -119,14 +120,14 @@ class Agent:
                 await c.on_run_start(state)
             while True:
                 if self._interrupted:
-                    raise RunEnded(ExitStatus.INTERRUPTED, "interrupted")
+                    state.end("interrupted", "interrupted")
                 self._step_task = asyncio.ensure_future(self.step(state))
                 try:
                     await self._step_task
                 except asyncio.CancelledError:
                     if not self._interrupted:
                         raise  # cancelled from outside: propagate after the finally block
-                    raise RunEnded(ExitStatus.INTERRUPTED, "interrupted") from None
+                    raise state.ending("interrupted", "interrupted") from None
         except RunEnded as e:
             status, message = e.status, e.message
         except asyncio.CancelledError:

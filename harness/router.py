@@ -32,7 +32,6 @@ from harness.messages import Message
 from harness.model import Model, ModelReply, ProviderError, ToolSpec
 from harness.prompts import load_prompt
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
 from harness.tool_arguments import screen_reply
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ class ModelRouter:
     async def generate(
         self, run: RunState, tools: list[ToolSpec], controls: Sequence[Control] = ()
     ) -> ModelReply:
-        budget = RetryBudget(self.config, self.pool.clock)
+        budget = RetryBudget(self.pool.clock)
         profile, model = await self._select(run, None, None, budget)
         attempts = repaired = 0
         while True:
@@ -107,7 +106,7 @@ class ModelRouter:
                 if repaired == 0 and await _any_repaired(controls, run, e):
                     repaired += 1
                     continue
-                self._raise_if_final(e)
+                self._end_if_final(run, e)
                 budget.failed(run, e)
                 attempts += 1
                 cooldown = self.pool.mark_failure(profile, e.kind, e.retry_after)
@@ -124,12 +123,12 @@ class ModelRouter:
             self.pool.mark_success(profile)
             return screen_reply(reply)  # no model output may break a control or a tool
 
-    def _raise_if_final(self, e: ProviderError) -> None:
+    def _end_if_final(self, run: RunState, e: ProviderError) -> None:
         if e.kind == "context_overflow":
-            raise RunEnded(ExitStatus.CONTEXT_OVERFLOW, e.message)
+            run.end("context_overflow", e.message)
         if not self.config.enabled or not e.retriable:
             # Non-retriable: another credential or model would fail the same way.
-            raise RunEnded(ExitStatus.PROVIDER_ERROR, f"{e.kind}: {e.message}")
+            run.end("provider_error", f"{e.kind}: {e.message}")
 
     async def _select(
         self, run: RunState, error: ProviderError | None, failed: AuthProfile | None,
@@ -156,11 +155,8 @@ class ModelRouter:
             tried = [f"{p.id} ({p.last_error or 'cooling'})" for n in self.chain
                      for p, _ in self.entries[n]]
             run.emit("failover.exhausted", tried=tried)
-            raise RunEnded(
-                ExitStatus.FALLBACKS_EXHAUSTED,
-                f"all models and auth profiles failed: {tried} "
-                f"(last: {error.kind if error else 'cooling'})",
-            )
+            run.end("fallbacks", f"all models and auth profiles failed: {tried} "
+                                 f"(last: {error.kind if error else 'cooling'})")
 
     def _switch(self, run: RunState, error: ProviderError | None) -> None:
         old = self.chain[self.current]
@@ -179,8 +175,7 @@ class ModelRouter:
 class RetryBudget:
     """The retry budget of one model call: failed attempts and seconds since the call began."""
 
-    def __init__(self, config: FailoverConfig, clock: Clock) -> None:
-        self.config = config
+    def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.started = clock()
         self.failures = 0
@@ -189,27 +184,29 @@ class RetryBudget:
         return self.clock() - self.started
 
     def failed(self, run: RunState, error: ProviderError) -> None:
-        """Count a failed attempt; end the run when the attempts or the seconds are spent."""
+        """Count a failed attempt; end the run when the attempts or the seconds are spent (the
+        ``retry_attempts`` and ``retry_seconds`` rows of the limits table)."""
         self.failures += 1
-        cap, limit = self.config.max_failed_attempts, self.config.retry_budget_s
-        if cap is not None and self.failures >= cap:
-            self._spent(run, error, f"{self.failures} failed attempts (max_failed_attempts "
-                                    f"{cap})")
-        if limit is not None and self.elapsed() >= limit:
-            self._spent(run, error, f"{self.elapsed():.1f}s of retries (retry_budget_s {limit:g})")
+        if run.reached("retry_attempts", self.failures):
+            cap = run.limits["retry_attempts"].cap
+            self._spent(run, error, "retry_attempts", f"{self.failures} failed attempts "
+                                                      f"(max_failed_attempts {cap:g})")
+        if run.reached("retry_seconds", self.elapsed()):
+            cap = run.limits["retry_seconds"].cap
+            self._spent(run, error, "retry_seconds", f"{self.elapsed():.1f}s of retries (retry_budget_s {cap:g})")
 
     def before_wait(self, run: RunState, seconds: float, error: ProviderError | None) -> None:
         """A wait is only started when the attempt after it still fits in the budget."""
-        limit = self.config.retry_budget_s
-        if limit is not None and self.elapsed() + seconds > limit:
-            self._spent(run, error, f"the next retry in {seconds:.1f}s would pass "
-                                    f"retry_budget_s {limit:g} ({self.elapsed():.1f}s spent)")
+        cap = run.limits["retry_seconds"].cap
+        if cap is not None and self.elapsed() + seconds > cap:
+            self._spent(run, error, "retry_seconds", f"the next retry in {seconds:.1f}s would pass "
+                                                     f"retry_budget_s {cap:g} ({self.elapsed():.1f}s spent)")
 
-    def _spent(self, run: RunState, error: ProviderError | None, why: str) -> None:
+    def _spent(self, run: RunState, error: ProviderError | None, limit: str, why: str) -> None:
         last = f"{error.kind}: {error.message[:300]}" if error else "every profile cooling"
         run.emit("failover.budget_spent", failures=self.failures,
                  seconds=round(self.elapsed(), 3), reason=why, last=last)
-        run.end("retry_budget", f"retry budget spent: {why}; last: {last}")  # harness.state table
+        run.end(limit, f"retry budget spent: {why}; last: {last}")
 
 
 async def _any_repaired(controls: Sequence[Control], run: RunState, e: ProviderError) -> bool:

@@ -1,13 +1,13 @@
 """``RunState``: all mutable state of one run in one place (seed 003, TurnRuntimeState), and the
-run-ending limits it is checked against.
+limits table it ends by.
 
-Every limit that ends a run is a row of one table (``run_limits``): a name, the typed
-``ExitStatus`` it ends with, and a cap (None: that limit counts nothing itself; it is tripped by
-the control that detects it). Counted limits are checked together by ``RunState.check_limits``
-(the loop calls it before every step); ``RunState.spend`` adds to a counter and ends the run at
-once when its cap is reached; ``RunState.end`` is how a control that detected a limit (the
-circuit breaker, the kill switch, the token budget, a provider retry budget) ends the run. All
-three raise ``RunEnded`` with the row's status, so every ending is typed the same way.
+Every way a run ends early is a row of one table (``run_limits``): a name, the typed
+``ExitStatus`` it ends with, and its cap when it has one, read from the config section of the
+control that counts it (``None``: switched off, or an ending that counts nothing: a provider's
+verdict, an interrupt). A control counts what it watches where it happens and asks its row
+(``Limit.reached``); every early ending goes through ``RunState.end`` with the row's status. Turns
+and tool calls are counted here and checked by ``RunState.check_limits`` before every step. The
+only other ending is the loop's own: the model answered (``COMPLETED``).
 """
 
 from __future__ import annotations
@@ -29,28 +29,62 @@ from harness.workspace import Workspace
 
 @dataclass(frozen=True)
 class Limit:
-    """One run-ending limit."""
+    """One way a run ends early."""
 
     name: str
     status: ExitStatus
     """How a run this limit ends is reported."""
     cap: float | None = None
-    """The counter's value that ends the run; None: not counted here (tripped by a control)."""
+    """The count that ends the run; None: nothing counted (switched off, or tripped by what
+    detects it)."""
     message: str = "{name} limit {cap} reached"
-    """What ``RunResult.message`` says when the cap is reached."""
+    """What ``RunResult.message`` says when ``check_limits`` ends the run on this row."""
+    over: bool = False
+    """The run ends when the count passes the cap (a budget may be used up to its cap), not when
+    it reaches it (a turn cap counts the turns taken)."""
+
+    def reached(self, used: float) -> bool:
+        """Whether ``used`` ends the run."""
+        if self.cap is None:
+            return False
+        return used > self.cap if self.over else used >= self.cap
 
 
 def run_limits(config: HarnessConfig) -> dict[str, Limit]:
-    """The limits table of one run, in the order they are checked."""
-    lim = config.limits
+    """The limits table of one run: where each cap comes from and who counts it."""
+    lim, budget, loops = config.limits, config.budget, config.loop_detection
+    failover, hooks = config.failover, config.hooks
+
+    def cap(on: bool, value: float | None) -> float | None:
+        return value if on else None
+
     rows = [
+        # Counted here, checked before every step (``check_limits``), in this order.
         Limit("turns", ExitStatus.TURN_LIMIT, lim.max_turns, "turn limit {cap} reached"),
         Limit("tool_calls", ExitStatus.TOOL_CALL_LIMIT, lim.max_tool_calls,
               "tool-call limit {cap} reached"),
-        Limit("tokens", ExitStatus.TOKEN_BUDGET),  # budget.* (TokenBudget) and hooks' cost cap
-        Limit("circuit_breaker", ExitStatus.CIRCUIT_BREAKER),  # loop_detection
+        # Counted by the controls that own them (the config section in each comment).
+        Limit("input_tokens", ExitStatus.TOKEN_BUDGET, cap(budget.enabled, budget.max_input_tokens),
+              over=True),  # budget: TokenBudget, before each model call
+        Limit("output_tokens", ExitStatus.TOKEN_BUDGET,
+              cap(budget.enabled, budget.max_output_tokens), over=True),  # budget: TokenBudget
+        Limit("cost_usd", ExitStatus.TOKEN_BUDGET, cap(hooks.enabled, hooks.max_cost_usd)),  # hooks: cost_cap
+        Limit("circuit_breaker", ExitStatus.CIRCUIT_BREAKER,  # loop_detection: calls of the run
+              cap(loops.enabled and loops.circuit_breaker, loops.circuit_breaker_threshold)),
+        Limit("ignored_criticals", ExitStatus.CIRCUIT_BREAKER,  # loop_detection: interventions
+              cap(loops.enabled, loops.critical_limit), over=True),
+        Limit("empty_replies", ExitStatus.EMPTY_REPLIES,  # empty_reply: nudges in a row
+              cap(config.empty_reply.enabled, config.empty_reply.max_nudges), over=True),
+        Limit("retry_attempts", ExitStatus.FALLBACKS_EXHAUSTED,  # failover: failed attempts of one call
+              cap(failover.enabled, failover.max_failed_attempts)),
+        Limit("retry_seconds", ExitStatus.FALLBACKS_EXHAUSTED,  # failover: seconds one call spends failing
+              cap(failover.enabled, failover.retry_budget_s)),
+        # Nothing counted: tripped by what detects them.
+        Limit("fallbacks", ExitStatus.FALLBACKS_EXHAUSTED),  # router: every model and profile failed
+        Limit("context_overflow", ExitStatus.CONTEXT_OVERFLOW),  # router: the input is too long
+        Limit("provider_error", ExitStatus.PROVIDER_ERROR),  # router: an error no retry can fix
         Limit("kill_switch", ExitStatus.INTERRUPTED),  # hooks.kill_switch_file
-        Limit("retry_budget", ExitStatus.FALLBACKS_EXHAUSTED),  # failover.retry_budget_s
+        Limit("interrupted", ExitStatus.INTERRUPTED),  # Agent.interrupt, a session's or a parent's fence
     ]
     return {row.name: row for row in rows}
 
@@ -84,8 +118,6 @@ class RunState:
     """Set by ``request_handoff``: the next compaction writes a handoff briefing for a new model."""
     limits: dict[str, Limit] = field(default_factory=dict)
     """The run's limits table (``run_limits`` of the config unless given)."""
-    spent: dict[str, float] = field(default_factory=dict)
-    """Counters of the limits other than ``turns`` and ``tool_calls`` (``spend``)."""
 
     def __post_init__(self) -> None:
         if not self.limits:
@@ -110,34 +142,34 @@ class RunState:
 
     # --- limits ----------------------------------------------------------------------------
 
-    def used(self, name: str) -> float:
-        """How much of limit ``name`` this run has used."""
-        if name == "turns":
-            return self.turns
-        if name == "tool_calls":
-            return self.tool_calls
-        return self.spent.get(name, 0.0)
-
     def check_limits(self) -> None:
-        """End the run when any counted limit has reached its cap (checked in table order)."""
-        for limit in self.limits.values():
-            if limit.cap is not None and self.used(limit.name) >= limit.cap:
-                self.end(limit.name, limit.message.format(name=limit.name, cap=_num(limit.cap)))
+        """End the run when the turns or tool calls have reached their caps (in table order)."""
+        for name, used in (("turns", self.turns), ("tool_calls", self.tool_calls)):
+            limit = self.limits[name]
+            if limit.reached(used):
+                self.end(name, limit.message.format(name=name, cap=_num(limit.cap or 0)))
 
-    def spend(self, name: str, amount: float = 1.0) -> None:
-        """Add ``amount`` to limit ``name``'s counter; end the run when that reaches the cap."""
-        self.spent[name] = self.spent.get(name, 0.0) + amount
-        limit = self.limits.get(name)
-        if limit is not None and limit.cap is not None and self.spent[name] >= limit.cap:
-            self.end(name, limit.message.format(name=name, cap=_num(limit.cap)))
+    def reached(self, name: str, used: float) -> bool:
+        """Whether ``used`` ends the run by limit ``name`` (its row's cap)."""
+        return self._row(name).reached(used)
 
     def end(self, name: str, message: str, status: ExitStatus | None = None) -> NoReturn:
-        """End the run because limit ``name`` was reached, with that limit's typed status
-        (``status`` only for a limit the table does not know, e.g. a custom stop hook)."""
+        """End the run by limit ``name``, with that row's typed status (``status`` only for an
+        ending the table does not know: a custom stop hook's)."""
+        raise self.ending(name, message, status)
+
+    def ending(self, name: str, message: str, status: ExitStatus | None = None) -> RunEnded:
+        """The ``RunEnded`` that ``end`` raises (for a ``raise ... from``)."""
         limit = self.limits.get(name)
         if limit is None and status is None:
             raise KeyError(f"unknown limit {name!r}: known {sorted(self.limits)}")
-        raise RunEnded(limit.status if limit is not None else status, message)  # type: ignore[arg-type]
+        return RunEnded(limit.status if limit is not None else status, message)  # type: ignore[arg-type]
+
+    def _row(self, name: str) -> Limit:
+        limit = self.limits.get(name)
+        if limit is None:
+            raise KeyError(f"unknown limit {name!r}: known {sorted(self.limits)}")
+        return limit
 
 
 def _num(value: float) -> float | int:

@@ -89,9 +89,6 @@ class TokenCounter:
         self.last_exact = exact is not None
         return exact if exact is not None else self.estimate(messages)
 
-    async def count_message(self, m: Message, model: Model | None = None) -> int:
-        return await self.count([m], model)
-
     async def _exact_count(self, messages: Sequence[Message], model: Model | None) -> int | None:
         if model is None or model.name in self._model_cannot_count:
             return None

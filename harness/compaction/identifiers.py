@@ -171,20 +171,33 @@ def _scan_identifiers(text: str) -> list[tuple[str, str, int]]:
     last: dict[str, int] = {}
     found: list[tuple[str, str]] = []
     ends, starts = _cut_points(text)
+    cut = bool(ends or starts)
     for kind, pattern in _PATTERNS:
-        def blank(m: re.Match[str], kind: str = kind) -> str:
-            at = m.start("tok") if "tok" in m.re.groupindex else m.start()
-            token = m.group(0)[at - m.start():]  # (a label before it is not)
-            # Sentence punctuation after it is not part of it; an IPv6 network ends in `::`.
-            token = token.rstrip(_TRAILING) if kind != "ipv6" else token.rstrip(".,;!?")
-            if at in starts or at + len(token) in ends:
-                return " " * len(m.group(0))  # cut mid-way by truncation: a fragment
+        labelled = "tok" in pattern.groupindex
+        # Sentence punctuation after it is not part of it; an IPv6 network ends in `::`.
+        trailing = ".,;!?" if kind == "ipv6" else _TRAILING
+        passes = kind in _PASS_THROUGH
+        verdicts: dict[str, bool] = {}  # _valid is pure: a word seen 500 times is judged once
+
+        def blank(m: re.Match[str], kind: str = kind, labelled: bool = labelled, trailing: str = trailing,
+                  passes: bool = passes, verdicts: dict[str, bool] = verdicts) -> str:
+            whole = m.group(0)
+            if labelled:  # (a label before it is not part of it)
+                at = m.start("tok")
+                token = whole[at - m.start():].rstrip(trailing)
+            else:
+                at, token = m.start(), whole.rstrip(trailing)
+            if cut and (at in starts or at + len(token) in ends):
+                return " " * len(whole)  # cut mid-way by truncation: a fragment
             if token not in last:
-                if not _valid(kind, token):
-                    return m.group(0) if kind in _PASS_THROUGH else " " * len(m.group(0))
+                valid = verdicts.get(token)
+                if valid is None:
+                    valid = verdicts[token] = _valid(kind, token)
+                if not valid:
+                    return whole if passes else " " * len(whole)
                 found.append((kind, token))
             last[token] = at
-            return " " * len(m.group(0))
+            return " " * len(whole)
 
         text = pattern.sub(blank, text)
     return [(kind, token, last[token]) for kind, token in found]

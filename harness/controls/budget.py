@@ -28,12 +28,12 @@ def formatted_cost(usage: Usage, price_per_mtok_in: float, price_per_mtok_out: f
             f"{usage.output_tokens:,} output tokens)")
 
 
-def over_budget(usage: Usage, config: BudgetConfig) -> str | None:
-    """Why ``usage`` is over the budget, or ``None``."""
-    if config.max_input_tokens is not None and usage.input_tokens > config.max_input_tokens:
-        return f"input tokens {usage.input_tokens:,} > budget {config.max_input_tokens:,}"
-    if config.max_output_tokens is not None and usage.output_tokens > config.max_output_tokens:
-        return f"output tokens {usage.output_tokens:,} > budget {config.max_output_tokens:,}"
+def over_budget(run: RunState) -> tuple[str, str] | None:
+    """``(limit, why)`` when the run's usage is over its token budget (the ``input_tokens`` and
+    ``output_tokens`` rows of the limits table), else ``None``."""
+    for name, used in (("input_tokens", run.usage.input_tokens), ("output_tokens", run.usage.output_tokens)):
+        if run.reached(name, used):
+            return name, f"{name.replace('_', ' ')} {used:,} > budget {int(run.limits[name].cap or 0):,}"
     return None
 
 
@@ -48,13 +48,14 @@ class TokenBudget(Control):
                               self.config.price_per_mtok_out)
 
     async def before_model(self, run: RunState) -> None:
-        reason = over_budget(run.usage, self.config)
-        if reason is None:
+        over = over_budget(run)
+        if over is None:
             return
+        limit, reason = over
         line = self.cost_line(run)
         log.warning("token budget exceeded: %s; %s", reason, line)
         run.emit("budget.exceeded", reason=reason, cost=line)
-        run.end("tokens", f"token budget exceeded: {reason} ({line})")
+        run.end(limit, f"token budget exceeded: {reason} ({line})")
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:
         cfg = self.config

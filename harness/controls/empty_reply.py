@@ -15,7 +15,6 @@ from harness.messages import Message
 from harness.model import ModelReply
 from harness.prompts import load_prompt
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
 
 log = subsystem_logger("empty-reply")
 
@@ -57,12 +56,9 @@ class EmptyReplyGuard(Control):
             self.streak = 0
             return False
         self.streak += 1
-        if self.streak > self.config.max_nudges:
+        if run.reached("empty_replies", self.streak):  # the limits table (harness.state)
             run.emit("reply.gave_up", kind=kind, replies=self.streak)
-            raise RunEnded(
-                ExitStatus.EMPTY_REPLIES,
-                f"the model returned {self.streak} empty or thought-only replies in a row",
-            )
+            run.end("empty_replies", f"the model returned {self.streak} empty or thought-only replies in a row")
         if kind == "empty":
             note, prompt = "[model returned an empty response — retrying…]", "empty_reply_nudge.md"
         else:

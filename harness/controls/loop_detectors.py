@@ -43,7 +43,9 @@ class CallRecord:
     tool: str
     args_hash: str
     """Hash of ``{name, args}``: equal hashes mean an identical call."""
-    result_hash: str
+    result_hash: str = ""
+    """Hash of the output as the detectors compare it; read it through ``result()``, which
+    computes it on first use when ``output`` is given."""
     failed: bool = False
     unknown: bool = False
     """The tool does not exist (the executor's ``Unknown tool`` answer)."""
@@ -63,10 +65,24 @@ class CallRecord:
     (``loop_normalise.wrapped_keys``), compared pairwise (``LoopDetection._pairwise``)."""
     source: tuple[str, Any] | None = field(default=None, compare=False, repr=False)
     """The call's name and arguments, to key it again when compared pairwise."""
+    output: Callable[[], str] | None = field(default=None, compare=False, repr=False)
+    """Computes ``result_hash`` when it is first needed. An output is only ever compared with
+    the output of another call with the same arguments, so most outputs (every call made once)
+    are never masked and hashed at all."""
 
     @property
     def key(self) -> str:
         return self.tool_key or self.tool
+
+    def result(self) -> str:
+        """``result_hash``, computed by ``output`` on first use."""
+        if self.output is not None and not self.result_hash:
+            object.__setattr__(self, "result_hash", self.output())  # a cache: frozen otherwise
+        return self.result_hash
+
+    def same_result(self, other: CallRecord) -> bool:
+        """Whether the two calls returned the same output (a record is its own match, at no cost)."""
+        return self is other or self.result() == other.result()
 
 
 @dataclass(frozen=True)
@@ -108,7 +124,7 @@ def identical_repeat(window: list[CallRecord], cfg: LoopDetectionConfig) -> Find
     if cfg.known_poll and cur.poll:
         return None  # polls are judged by their results (known_poll), not by their arguments
     count = sum(1 for r in window if r.args_hash == cur.args_hash
-                and (not cfg.identical_repeat_same_output or r.result_hash == cur.result_hash))
+                and (not cfg.identical_repeat_same_output or r.same_result(cur)))
     if count >= cfg.critical_threshold:
         return Finding("critical", "identical_repeat",
                        texts()["identical_critical"].format(tool=cur.tool, count=count), count)
@@ -125,7 +141,7 @@ def failing_repeat(window: list[CallRecord], cfg: LoopDetectionConfig) -> Findin
         return None
     recent = window[-cfg.failing_repeat_window:]
     count = sum(1 for r in recent if r.failed and r.args_hash == cur.args_hash
-                and (not cfg.failing_repeat_same_output or r.result_hash == cur.result_hash))
+                and (not cfg.failing_repeat_same_output or r.same_result(cur)))
     if count < cfg.failing_repeat_threshold:
         return None
     msg = texts()["failing_repeat"].format(tool=cur.tool, count=count,
@@ -162,7 +178,7 @@ def known_poll(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | 
     for r in reversed(window):
         if r.args_hash != cur.args_hash:
             continue
-        if r.result_hash != cur.result_hash:
+        if not r.same_result(cur):
             break
         count += 1
     if count < cfg.poll_threshold:
@@ -192,7 +208,7 @@ def cycle(window: list[CallRecord], cfg: LoopDetectionConfig) -> Finding | None:
 
 
 def _same_call(a: CallRecord, b: CallRecord, cfg: LoopDetectionConfig) -> bool:
-    return a.args_hash == b.args_hash and (not cfg.identical_repeat_same_output or a.result_hash == b.result_hash)
+    return a.args_hash == b.args_hash and (not cfg.identical_repeat_same_output or a.same_result(b))
 
 
 def unknown_tool(

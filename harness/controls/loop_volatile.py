@@ -24,7 +24,7 @@ import re
 
 import regex
 
-from harness.controls.loop_volatile_ids import mask_non_clock
+from harness.controls.loop_volatile_ids import Needs, mask_non_clock, sub_where_possible
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
 _DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday)?\b,?"
@@ -38,9 +38,9 @@ _NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
 _NOT_A_QUANTITY = r"(?!\s+[a-z]{2,}s\b)"
 """After a number: it does not count things (``check: 3 objects alive`` is a quantity, not a tick)."""
 
-# (placeholder, pattern): order matters, whole timestamps before their parts, shapes that contain
-# numbers before the number rules.
-_VOLATILE: list[tuple[str, str | regex.Pattern[str]]] = [
+# (placeholder, pattern[, what every match holds: ``sub_where_possible``]): order matters, whole
+# timestamps before their parts, shapes that contain numbers before the number rules.
+_VOLATILE: list[tuple[str, str | regex.Pattern[str]] | tuple[str, str, Needs]] = [
     # ISO 8601 / RFC 3339 (also with `/` or a space), and its compact form 20261124T021007Z.
     ("<ts>", rf"\b\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}(?:[T ]{_CLOCK})?{_ZONE}(?![\d:])"),
     ("<ts>", r"\b\d{8}T\d{4,6}(?:[.,]\d+)?(?:Z|[+-]\d{4})?\b"),
@@ -60,7 +60,9 @@ _VOLATILE: list[tuple[str, str | regex.Pattern[str]]] = [
     # Labelled identifiers whatever their shape (request_id=00000042, X-Request-Id: 12, etag "7"),
     # before the shape rules: an id that happens to be all digits gets the same placeholder.
     ("<id>", rf"(?i)\b(?:x-)?(?:request|req|trace|span|correlation|invocation|message|msg|event|txn|"
-             rf"transaction|nonce|session)[ _-]?id{_LABEL_SEP}[\w.:-]+|\b(?:etag|nonce){_LABEL_SEP}[\w.:-]+"),
+             rf"transaction|nonce|session)[ _-]?id{_LABEL_SEP}[\w.:-]+|\b(?:etag|nonce){_LABEL_SEP}[\w.:-]+",
+     ("req", "trace", "span", "correlation", "invocation", "message", "msg", "event", "txn", "transaction",
+      "nonce", "session", "etag")),
     ("<uuid>", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
     ("<addr>", r"\b0x[0-9a-fA-F]{4,}\b"),
     # Hexadecimal ids (request ids, container ids, short digests) and long random tokens mixing
@@ -78,14 +80,20 @@ _VOLATILE: list[tuple[str, str | regex.Pattern[str]]] = [
     # Gauges that go up and down on their own: load averages, CPU, memory, latency.
     ("<gauge>", rf"(?i)\b(?:load(?:[ _]?averages?)?|loadavg|%?cpu|%?mem(?:ory)?|rss|vsz|heap|temp(?:erature)?|"
                 rf"latency|rtt|qps|rps){_LABEL_SEP}\d+(?:\.\d+)?(?:\s?(?:%|[KMGT]i?B\b))?"
-                r"(?:,?\s\d+\.\d+){0,2}"),
+                r"(?:,?\s\d+\.\d+){0,2}",
+     ("load", "cpu", "mem", "rss", "vsz", "heap", "temp", "latency", "rtt", "qps", "rps")),
     # Counters that tick on every poll (a heartbeat, a retry, a sequence number): labelled, or #N;
     # not when they count towards a total (`request 3 of 10`, `#3/10`): that is progress.
     ("<count>", rf"(?i)(?:\b(?:attempt|retry|retries|try|poll|polls|iteration|iter|heartbeat|tick|seq|"
                 rf"sequence|request|req|check|round|loop|ping|probe|generation){_LABEL_SEP}#?|#)\d+"
-                rf"{_NOT_OF_TOTAL}{_NOT_A_QUANTITY}"),
+                rf"{_NOT_OF_TOTAL}{_NOT_A_QUANTITY}",
+     ("attempt", "retry", "retries", "try", "poll", "iter", "heartbeat", "tick", "seq", "req", "check", "round",
+      "loop", "ping", "probe", "generation", "#")),
 ]
-_VOLATILE_RX = [(token, re.compile(rx) if isinstance(rx, str) else rx) for token, rx in _VOLATILE]
+_VOLATILE_RX: list[tuple[str, re.Pattern[str] | regex.Pattern[str], Needs]] = [
+    (row[0], re.compile(row[1]) if isinstance(row[1], str) else row[1], row[2] if len(row) > 2 else ())  # type: ignore[misc]
+    for row in _VOLATILE
+]
 """Compiled with ``re``; a pattern that needs a variable-length look-behind is ``regex``'s already."""
 _SPACE = re.compile(r"[ \t]+")
 
@@ -110,8 +118,8 @@ def mask_volatile(text: str) -> str:
 
 def _mask(text: str) -> str:
     text = mask_non_clock(mask_animation(text))
-    for token, rx in _VOLATILE_RX:
-        text = rx.sub(token, text)
+    for token, rx, needs in _VOLATILE_RX:
+        text = sub_where_possible(rx, token, text, needs)
     return _SPACE.sub(" ", text).strip()
 
 
@@ -126,29 +134,32 @@ list of frames, so a spinner not seen before is still one. ``regex`` for its blo
 and set difference, which ``re`` lacks."""
 _BAR_CELLS = r"#=>█▉▊▋▌▍▎▏■▰━<*.\- _·▱░▒▓"
 _EMPTY_CELLS = " .-_·▱░"
-_ANIMATION: list[tuple[str, regex.Pattern[str]]] = [
+_ANIMATION: list[tuple[str, regex.Pattern[str], Needs]] = [
     # A progress bar of three cells or more, between [] or | (tqdm, pip, docker, curl).
-    ("bar", regex.compile(rf"(?<=[\[|])[{_BAR_CELLS}]{{3,}}(?=[\]|])")),
+    ("bar", regex.compile(rf"(?<=[\[|])[{_BAR_CELLS}]{{3,}}(?=[\]|])"), ()),
     # A spinner frame standing alone: one or two glyphs, or one of | / - \ between spaces.
-    ("<spin>", regex.compile(rf"(?<![^\s\[(]){_GLYPHS}{{1,2}}(?![^\s\])])", regex.V1)),
-    ("<spin>", regex.compile(r"(?<![^\s\[(])[|/\\-](?![^\s\])])")),
-    # One character in brackets where a status glyph stands, at a line's start: [.] [o] [O] [0].
-    ("<spin>", regex.compile(rf"(?m)(?<=^[ \t]*[\[(])[^\s\]){_STATUS_MARKS}xX](?=[\])])")),
+    ("<spin>", regex.compile(rf"(?<![^\s\[(]){_GLYPHS}{{1,2}}(?![^\s\])])", regex.V1), ()),
+    ("<spin>", regex.compile(r"(?<![^\s\[(])[|/\\-](?![^\s\])])"), ()),
+    # One character in brackets where a status glyph stands, at a line's start: [.] [o] [O] [0]
+    # (the bracket and the blanks before it are matched and put back: anchored at the line's
+    # start, the pattern is tried once per line, where a look-behind would be tried at every
+    # character).
+    (r"\1<spin>", regex.compile(rf"(?m)^([ \t]*[\[(])[^\s\]){_STATUS_MARKS}xX](?=[\])])"), ()),
     # Dots that grow and shrink after a word (``waiting.``, ``waiting...``, an ellipsis).
-    ("<dots>", regex.compile(r"(?<=\w)(?:\.+|…)(?=\s|$)")),
+    ("<dots>", regex.compile(r"(?<=\w)(?:\.+|…)(?=\s|$)"), ()),
     # Transfer and iteration rates; an ETA whatever its form (``ETA 1m20s``, ``eta 3:10``, ``--:--``).
     ("<rate>", regex.compile(r"(?i)\b\d+(?:\.\d+)?\s?(?:[KMGTP]i?B|[kKMG]?b(?:it)?|B|it|items?|files?|rows?|"
-                             r"records?|ops|req|pkts?)/s\b|\b\d+(?:\.\d+)?\s?s/it\b")),
-    ("<eta>", regex.compile(r"(?i)\beta\b[:=]?\s*[\d:.hmsd-]*\d?[\d:.hmsd-]*")),
+                             r"records?|ops|req|pkts?)/s\b|\b\d+(?:\.\d+)?\s?s/it\b"), ("/s", "/it")),
+    ("<eta>", regex.compile(r"(?i)\beta\b[:=]?\s*[\d:.hmsd-]*\d?[\d:.hmsd-]*"), ()),
 ]
 
 
 def mask_animation(text: str) -> str:
     """``text`` with spinner frames, growing dots, rates and ETAs masked, and each progress bar
     reduced to its filled cells (``[####    ]`` -> ``[<bar 4>]``)."""
-    for token, rx in _ANIMATION:
+    for token, rx, needs in _ANIMATION:
         if token == "bar":
             text = rx.sub(lambda m: f"<bar {sum(c not in _EMPTY_CELLS for c in m.group(0))}>", text)
         else:
-            text = rx.sub(token, text)
+            text = sub_where_possible(rx, token, text, needs)
     return text

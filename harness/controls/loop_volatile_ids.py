@@ -31,6 +31,11 @@ files; a poll whose substance changes still differs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
+
+Needs = tuple[str, ...] | re.Pattern[str]
+"""What a text must hold for a pattern to match anywhere in it (``sub_where_possible``)."""
 
 _EPHEMERAL = range(32768, 65536)
 _NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
@@ -41,24 +46,31 @@ _SAFE = "bcdfghjklmnpqrstvwxz2456789"
 _GC_LINE = re.compile(
     r"(?im)^[^\n]*(?:^[ \t]*gc[:(]|\[gc[\],\]]|\bGC\(\d+\)|\bgc \d+ @|\bscavenge\b|\bmark-(?:sweep|compact)\b"
     r"|\bgarbage[- ]collect)[^\n]*$")
+_GC_WORDS = ("gc", "scavenge", "mark-", "garbage")
+"""One of these is in every line ``_GC_LINE`` matches."""
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _HOST_PORT = re.compile(r"((?:\d{1,3}(?:\.\d{1,3}){3}|\]|\blocalhost|\b[\w-]+(?:\.[\w-]+)+|\*)):(\d{5})\b(?!:\d)"
                         r"|(\b\d{1,3}(?:\.\d{1,3}){3})\.(\d{5})\b")
 """``host:port``, and BSD/macOS ``netstat``'s ``127.0.0.1.54321``."""
+_FIVE_DIGITS = re.compile(r"[:.]\d{5}")
+"""In every match of ``_HOST_PORT``."""
 _PORT_WORD = re.compile(r"(?i)(\bport\s+)(\d{5})\b")
 
-_TOKENS: list[tuple[str, re.Pattern[str]]] = [
-    ("<port>", re.compile(rf"(?i)\b(?:local|source|src|client|ephemeral|peer)[ _-]?port{_SEP}\d+|\b[ls]port{_SEP}\d+")),
+_TOKENS: list[tuple[str, re.Pattern[str], Needs]] = [
+    ("<port>", re.compile(rf"(?i)\b(?:local|source|src|client|ephemeral|peer)[ _-]?port{_SEP}\d+|\b[ls]port{_SEP}\d+"),
+     ("port",)),
     ("<conn>", re.compile(rf"(?i)\b(?:conn(?:ection)?|client|socket|sock|stream|channel|handle|cursor|lease|fd)"
-                          rf"[ _-]?id{_SEP}[\w.:-]+|\b(?:conn(?:ection)?|socket|fd|cid|sid){_SEP}#?\d+{_NOT_OF_TOTAL}")),
+                          rf"[ _-]?id{_SEP}[\w.:-]+|\b(?:conn(?:ection)?|socket|fd|cid|sid){_SEP}#?\d+{_NOT_OF_TOTAL}"),
+     ("conn", "client", "sock", "stream", "channel", "handle", "cursor", "lease", "fd", "cid", "sid")),
     ("<rev>", re.compile(rf"(?i)(?:\bresource[ _-]?version|\bmod[ _-]?revision|\b_version|\b_seq[ _-]?no|\b_rev"
                          rf"|\b(?:x-[\w-]+-|modify|raft|commit|applied|last[ _-]?log)[ _-]?index|\b(?:\w+_)?lsn)\b"
-                         rf"{_SEP}[\w./-]+")),
-    ("<inode>", re.compile(rf"(?i)\b(?:inode|ino|i-node)\b{_SEP}\d+")),
-    ("<tmp>", re.compile(r"\btmp[._-]?(?=[A-Za-z0-9_]*[0-9A-Z])[A-Za-z0-9_]{6,16}\b")),
-    ("<pod>", re.compile(rf"(?<=[a-z0-9]-)[{_SAFE}]{{6,10}}-[{_SAFE}]{{5}}\b|(?<=[a-z0-9]-)(?=[{_SAFE}]*\d)(?=[{_SAFE}]*[a-z])[{_SAFE}]{{5}}\b(?![-.])")),
+                         rf"{_SEP}[\w./-]+"),
+     ("version", "revision", "_seq", "_rev", "index", "lsn")),
+    ("<inode>", re.compile(rf"(?i)\b(?:inode|ino|i-node)\b{_SEP}\d+"), ("ino", "i-node")),
+    ("<tmp>", re.compile(r"\btmp[._-]?(?=[A-Za-z0-9_]*[0-9A-Z])[A-Za-z0-9_]{6,16}\b"), ()),
+    ("<pod>", re.compile(rf"(?<=[a-z0-9]-)[{_SAFE}]{{6,10}}-[{_SAFE}]{{5}}\b|(?<=[a-z0-9]-)(?=[{_SAFE}]*\d)(?=[{_SAFE}]*[a-z])[{_SAFE}]{{5}}\b(?![-.])"), ()),
     ("<thread>", re.compile(r"\b(?:Thread-\d+(?:\s\(\w+\))?|ThreadPoolExecutor-\d+_\d+|pool-\d+-thread-\d+|"
-                            r"ForkJoinPool[\w.]*-worker-\d+|goroutine \d+)")),
+                            r"ForkJoinPool[\w.]*-worker-\d+|goroutine \d+)"), ()),
 ]
 _TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[^\s/]+/[^\s/]+/T)(?:/[^\s/:'\"]+)+")
 _NUMBERED = re.compile(r"(?<=/)(?=[^/]*\d)(?:[A-Za-z_-]*\d+|\d+)(?=/|$)")
@@ -70,11 +82,11 @@ _TEMP_DIR_ENTRY = re.compile(r"((?:^|[\s'\"=(])(?:/private)?(?:/tmp|/var/tmp|/de
 
 def mask_non_clock(text: str) -> str:
     """``text`` with the volatile tokens above replaced by placeholders."""
-    text = _GC_LINE.sub(lambda m: _NUMBER.sub("<n>", m.group(0)), text)
-    for token, rx in _TOKENS:  # labelled first: `local port 30911` is volatile below 32768 too
-        text = rx.sub(token, text)
-    text = _HOST_PORT.sub(lambda m: m.group(1) + ":" + _port(m.group(2)) if m.group(1)
-                          else m.group(3) + "." + _port(m.group(4)), text)
+    text = sub_where_possible(_GC_LINE, lambda m: _NUMBER.sub("<n>", m.group(0)), text, _GC_WORDS)
+    for token, rx, needs in _TOKENS:  # labelled first: `local port 30911` is volatile below 32768 too
+        text = sub_where_possible(rx, token, text, needs)
+    text = sub_where_possible(_HOST_PORT, lambda m: m.group(1) + ":" + _port(m.group(2)) if m.group(1)
+                          else m.group(3) + "." + _port(m.group(4)), text, _FIVE_DIGITS)
     text = _PORT_WORD.sub(lambda m: m.group(1) + _port(m.group(2)), text)
     text = _TEMP_PATH.sub(lambda m: _NUMBERED.sub("<tmp>", m.group(0)), text)
     return _TEMP_DIR_ENTRY.sub(r"\1<tmp>", text)
@@ -82,3 +94,21 @@ def mask_non_clock(text: str) -> str:
 
 def _port(number: str) -> str:
     return "<port>" if int(number) in _EPHEMERAL else number
+
+
+def sub_where_possible(rx: re.Pattern[str] | Any, repl: str | Callable[[Any], str], text: str,
+                       needs: Needs) -> str:
+    """``rx.sub(repl, text)``, skipped where ``rx`` cannot match: ``needs`` is either words one
+    of which is part of every match (ignoring case), or a pattern that finds a part of every
+    match. Most keyword patterns cost a scan of the whole text at every word for a word the
+    text does not hold; a look for the words costs a fraction of it. The words are looked for
+    in ASCII texts only: there lower-casing is exactly what ``(?i)`` matches (outside ASCII,
+    ``(?i)`` matches letters, such as the long s, that lower-casing keeps apart)."""
+    if isinstance(needs, re.Pattern):
+        if needs.search(text) is None:
+            return text
+    elif needs and text.isascii():
+        lower = text.lower()
+        if not any(word in lower for word in needs):
+            return text
+    return rx.sub(repl, text)

@@ -33,8 +33,6 @@ from harness.tools.base import ToolOutcome
 log = subsystem_logger("hooks")
 
 EVENTS = ("before_tool_call", "after_tool_call", "after_reply", "stop", "post_turn")
-_LIMIT_OF = {ExitStatus.INTERRUPTED: "kill_switch", ExitStatus.TOKEN_BUDGET: "tokens"}
-"""The limit (``harness.state.run_limits``) a stop hook's status stands for."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +46,9 @@ class HookResult:
 class StopRequest:
     status: ExitStatus
     reason: str
+    limit: str | None = None
+    """The row of the limits table (``harness.state.run_limits``) this stop is; None: the first
+    row with ``status`` (a hook of one's own)."""
 
 
 Handler = Callable[..., Any]
@@ -147,7 +148,9 @@ class HookRunner(Control):
                 run.emit("hooks.stop", hook=hook_name(h), status=request.status.value,
                          reason=request.reason)
                 # Through the limits table: a kill switch and a cost cap are run-ending limits.
-                limit = _LIMIT_OF.get(request.status, f"hooks.{hook_name(h)}")
+                limit = request.limit or next(
+                    (row.name for row in run.limits.values() if row.status is request.status),
+                    f"hooks.{hook_name(h)}")  # a status no row has (completed): the hook's own
                 run.end(limit, request.reason, request.status)
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:

@@ -128,19 +128,22 @@ def kill_switch(path: str) -> StopHook:
             return None
         except OSError:
             pass  # it exists (e.g. a directory): that is the signal
-        return StopRequest(ExitStatus.INTERRUPTED, f"kill switch: {path} exists in the workspace")
+        return StopRequest(ExitStatus.INTERRUPTED, f"kill switch: {path} exists in the workspace", "kill_switch")
 
     return kill_switch
 
 
-def cost_cap(config: HarnessConfig, max_cost_usd: float) -> StopHook:
+def cost_cap(config: HarnessConfig) -> StopHook:
+    """Ends the run once its cost reaches the ``cost_usd`` row of the limits table
+    (``hooks.max_cost_usd``; prices from ``budget``)."""
     b = config.budget
 
     def cost_cap(run: RunState) -> StopRequest | None:
-        if cost_usd(run.usage, b.price_per_mtok_in, b.price_per_mtok_out) < max_cost_usd:
+        if not run.reached("cost_usd", cost_usd(run.usage, b.price_per_mtok_in, b.price_per_mtok_out)):
             return None
         line = formatted_cost(run.usage, b.price_per_mtok_in, b.price_per_mtok_out)
-        return StopRequest(ExitStatus.TOKEN_BUDGET, f"budget cap ${max_cost_usd:.4f} reached: {line}")
+        cap = run.limits["cost_usd"].cap or 0.0
+        return StopRequest(ExitStatus.TOKEN_BUDGET, f"budget cap ${cap:.4f} reached: {line}", "cost_usd")
 
     return cost_cap
 
@@ -192,7 +195,7 @@ def build_hook_runner(config: HarnessConfig) -> HookRunner:
     if cfg.kill_switch_file:
         runner.register("stop", kill_switch(cfg.kill_switch_file))
     if cfg.max_cost_usd is not None:
-        runner.register("stop", cost_cap(config, cfg.max_cost_usd))
+        runner.register("stop", cost_cap(config))
     if cfg.cost_log_file:
         runner.register("post_turn", cost_log(config, cfg.cost_log_file))
     if cfg.notes_file:

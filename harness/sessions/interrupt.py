@@ -28,7 +28,6 @@ from harness.messages import ToolCall
 from harness.sessions.files import atomic_write_text
 from harness.sessions.transcript import validate_session_id
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
 from harness.tools.base import ToolOutcome
 
 log = subsystem_logger("sessions.interrupt")
@@ -55,10 +54,10 @@ class InterruptFence:
         if not self._set:
             self._set, self.reason = True, reason
 
-    def check(self) -> None:
-        """Raise ``RunEnded(INTERRUPTED)`` when the fence has flipped (a checkpoint)."""
+    def check(self, run: RunState) -> None:
+        """End ``run`` (``INTERRUPTED``) when the fence has flipped (a checkpoint)."""
         if self._set:
-            raise RunEnded(ExitStatus.INTERRUPTED, self.reason)
+            run.end("interrupted", self.reason)
 
 
 class FenceControl(Control):
@@ -70,14 +69,14 @@ class FenceControl(Control):
         self.fence = fence
 
     async def before_model(self, run: RunState) -> None:
-        self.fence.check()
+        self.fence.check(run)
 
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
         # Answered, not run: every call still gets exactly one result.
         return ToolOutcome("denied", NOT_EXECUTED) if self.fence.is_set else None
 
     async def after_tools(self, run: RunState) -> None:
-        self.fence.check()
+        self.fence.check(run)
 
 
 def install_interrupt_handler(
@@ -144,7 +143,6 @@ class InterruptRelay:
         self.path = Path(path)
         self.target = target
         self.poll_s = poll_s
-        self.fired = 0
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> InterruptRelay:
@@ -164,7 +162,6 @@ class InterruptRelay:
         while True:
             if self.path.exists():
                 self.path.unlink(missing_ok=True)
-                self.fired += 1
                 log.info("interrupt requested through %s", self.path)
                 self.target.interrupt()
             await asyncio.sleep(self.poll_s)

@@ -30,7 +30,7 @@ from harness.messages import Message, ToolCall
 from harness.model import ModelReply
 from harness.prompts import load_prompt
 from harness.state import RunState
-from harness.status import ExitStatus, RunEnded
+from harness.status import ExitStatus
 from harness.subagents.background import BackgroundChildren
 from harness.subagents.config import Tier
 from harness.subagents.policy import (
@@ -276,14 +276,14 @@ class SubagentSupervisor(Control):
         self.registry = spawner.registry
         self.agent_id = spawner.agent_id
 
-    def _checkpoint(self) -> None:
+    def _checkpoint(self, run: RunState) -> None:
         if self.registry.fenced(self.agent_id):
-            raise RunEnded(ExitStatus.INTERRUPTED, "interrupted: the parent agent was interrupted")
+            run.end("interrupted", "interrupted: the parent agent was interrupted")
 
     async def before_model(self, run: RunState) -> None:
         self.spawner.run_state = run
         self.registry.finished_parents.discard(self.agent_id)  # running (again): not finished
-        self._checkpoint()
+        self._checkpoint(run)
         for result in self.spawner.background.collect():
             record = self.registry.records[result.child_id]
             text = load_prompt("subagent_background_result.md").format(
@@ -294,7 +294,7 @@ class SubagentSupervisor(Control):
                      child_id=result.child_id, status=result.status)
 
     async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
-        self._checkpoint()
+        self._checkpoint(run)
         return False
 
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
@@ -328,8 +328,3 @@ def build_spawner(config: HarnessConfig, tools: list[Tool], place: SubagentParen
         tools.append(spawner.tool())
     return spawner, SubagentSupervisor(spawner)
 
-
-def attach_subagents(agent: Any) -> SubagentSpawner | None:
-    """The spawner ``harness.assembly`` gave ``agent`` (None when sub-agents are off). Kept for
-    callers written when attaching was a separate step: it attaches nothing."""
-    return next((c.spawner for c in agent.controls if isinstance(c, SubagentSupervisor)), None)

@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 
 from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace, ModelReply, Usage
-from harness.config import BudgetConfig
 from harness.controls.budget import formatted_cost, over_budget
 from harness.messages import Message
+from harness.state import RunState
 from harness.testing import FunctionModel, call
 
 
@@ -62,12 +62,19 @@ def test_cost_line_is_emitted_with_the_seed_format(tmp_path: Path) -> None:
     assert cost[0].data["cost_usd"] == 9.0
 
 
-def test_formatted_cost_and_over_budget() -> None:
+def test_formatted_cost_and_over_budget(tmp_path: Path) -> None:
     u = Usage(input_tokens=1_234, output_tokens=567)
     assert formatted_cost(u, 1.0, 2.0) == "$0.0024 (1,234 input / 567 output tokens)"
-    assert over_budget(u, BudgetConfig(max_input_tokens=1_234)) is None  # over means above
-    assert over_budget(u, BudgetConfig(max_output_tokens=500)) is not None
-    assert over_budget(u, BudgetConfig(max_input_tokens=None, max_output_tokens=None)) is None
+
+    def over(**budget: object) -> tuple[str, str] | None:
+        state = RunState(HarnessConfig(budget={"enabled": True, **budget}), LocalWorkspace(tmp_path), [])
+        state.usage = u
+        return over_budget(state)
+
+    assert over(max_input_tokens=1_234) is None  # over means above
+    assert over(max_output_tokens=500) == ("output_tokens", "output tokens 567 > budget 500")
+    assert over(max_input_tokens=None, max_output_tokens=None) is None
+    assert over(enabled=False, max_input_tokens=1) is None  # the budget switched off caps nothing
 
 
 def test_per_message_tool_call_cap(tmp_path: Path) -> None:

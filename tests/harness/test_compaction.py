@@ -13,8 +13,8 @@ import uuid
 from pathlib import Path
 
 from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace, Message
+from harness.assembly import build_controls
 from harness.compaction.identifiers import extract_identifiers, progress_lines
-from harness.controls import build_controls
 from harness.controls.compaction import Compaction
 from harness.messages import ToolCall, estimate_tokens, unpaired_tool_messages
 from harness.model import ModelReply, ProviderError, ToolSpec

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace
-from harness.controls import build_controls
+from harness.assembly import build_controls
 from harness.controls.base import Control
 from harness.events import AgentRunEvent
 from harness.model import ProviderError

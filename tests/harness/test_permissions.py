@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import Agent, HarnessConfig, LocalWorkspace
-from harness.controls import build_controls
+from harness.assembly import build_controls
 from harness.testing import call, scripted
 from harness.tools import Tool, ToolContext, ToolOutcome, resolve_tools
 

@@ -10,7 +10,7 @@ from typing import Any
 from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace
 from harness.messages import Message
 from harness.model import ToolSpec
-from harness.subagents.tool import SubagentSpawner, attach_subagents
+from harness.subagents.tool import SubagentSpawner
 from harness.testing import FunctionModel, call
 from harness.tools import Tool, ToolContext, ToolOutcome, resolve_tools
 
@@ -52,7 +52,7 @@ class Hang:
 def make(cfg: HarnessConfig, fn, tmp_path: Path, extra: list[Tool]) -> tuple[Agent, SubagentSpawner]:
     agent = Agent(cfg, FunctionModel(fn), LocalWorkspace(tmp_path),
                   tools=[*resolve_tools(["bash", "write_file"]), *extra])
-    spawner = attach_subagents(agent)
+    spawner = agent.spawner
     assert spawner is not None
     return agent, spawner
 

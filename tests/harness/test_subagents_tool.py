@@ -11,7 +11,6 @@ from harness import Agent, ExitStatus, HarnessConfig, LocalWorkspace
 from harness.events import RunEvent
 from harness.messages import Message
 from harness.model import ToolSpec
-from harness.subagents.tool import attach_subagents
 from harness.testing import FunctionModel, call
 from harness.tools import Tool, ToolContext, ToolOutcome, resolve_tools
 
@@ -35,7 +34,6 @@ def make_agent(cfg: HarnessConfig, fn, tmp_path: Path, tools: list[str] | None =
     agent = Agent(cfg, FunctionModel(fn), LocalWorkspace(tmp_path),
                   tools=[*resolve_tools(tools or ["bash", "read_file", "write_file"]), *(extra or [])],
                   on_event=events.append if events is not None else None)
-    attach_subagents(agent)
     return agent
 
 
@@ -243,7 +241,6 @@ def test_a_child_is_assembled_in_its_place_in_the_tree(tmp_path: Path) -> None:
 
     async def go():  # the registry belongs to a running event loop
         parent = make_agent(cfg, recursive, tmp_path)
-        assert attach_subagents(parent) is parent.spawner  # attaching again changes nothing
         reg = SubagentRegistry()
         reg.spawn("p1", "root", "t")
         reg.spawn("c1", "p1", "t")
