@@ -68,7 +68,7 @@ def check_shell_command(command: str, patterns_file: str = "destructive_commands
     verdict = check_command(command, shapes)
     if verdict.blocked:
         return verdict
-    rule, parsed = judge(re.sub(r"\\\r?\n", " ", command), disabled=disabled)
+    rule, parsed = judge(command, disabled=disabled)
     if rule is None:
         return CommandVerdict(False)
     guidance = load_texts(patterns_file, "shell_rules", "guidance").get(rule, "")

@@ -80,7 +80,7 @@ class PathGuard(Control):
                 return _denied(run, call, arg, path, check)
         command = call.arguments.get(self.shell_tools.get(call.name, ""))
         if isinstance(command, str) and command.strip():
-            from harness.security.shell_paths import path_words  # bashlex only when this is on
+            from harness.shell.file_args import path_words  # bashlex only when this is on
 
             words = [(cwd, w) for cwd, w in path_words(command, _root(run.workspace)) if not self._allowed(w)]
             for (_, word), check in zip(words, await check_shell_paths(run.workspace, words), strict=True):

@@ -3,7 +3,7 @@
 Checklist item ``security.plain_rm_allowed`` promises that an ordinary deletion is not blocked;
 ``security.destructive_blocked`` that a deletion of data is. The line between them, for the
 deleting programs (``rm``, ``unlink``, ``shred`` ...), wherever they run (wrappers such as
-``nice``/``ionice``/``timeout``/``env``/``sudo`` are unwrapped by ``shell_unwrap`` first):
+``nice``/``ionice``/``timeout``/``env``/``sudo`` are unwrapped by the shell model first):
 
 - deleting files the command names one by one stays allowed (``rm notes.txt``, ``unlink a.o``);
 - a recursive removal (``rm -r dir``, with or without ``-f``) deletes a whole tree the model has
@@ -24,8 +24,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from harness.security.shell_parse import SimpleCommand, split_flags
-from harness.security.shell_unwrap import program
+from harness.shell import SimpleCommand, program, split_flags
 
 _DELETERS = {"rm", "unlink", "shred", "srm", "wipe"}
 """Programs that delete their operands (``rmdir`` removes only empty folders: nothing is lost)."""

@@ -15,14 +15,13 @@ from __future__ import annotations
 import posixpath
 import re
 
-from harness.security.shell_parse import SimpleCommand, parse, split_flags
 from harness.security.shell_rules import (
     _code,
     _empty_sources,
     _writes_nothing,
     judge_simple,
 )
-from harness.security.shell_unwrap import expand, program
+from harness.shell import SimpleCommand, expand, parse, program, split_flags
 
 _UNFIXED = re.compile(r"[$`*?\[\]{}~]")
 _FILLS = {"mv", "rename", "ln"}

@@ -16,16 +16,18 @@ from __future__ import annotations
 import re
 
 from harness.security.patterns import load_patterns
-from harness.security.shell_code_literals import dynamic_calls, mask, moves_out
 from harness.security.shell_inplace import inplace_rule
 from harness.security.shell_mass_delete import loop_expanded, mass_delete_rule
-from harness.security.shell_parse import SimpleCommand, parse, split_flags
 from harness.security.shell_side_effects import (
     side_effect_rule,
     temp_variables,
     with_temp_variables,
 )
-from harness.security.shell_unwrap import expand, program
+from harness.shell import SimpleCommand, expand, parse, program, split_flags
+from harness.shell.code import STRING as _STRING
+from harness.shell.code import code as _code
+from harness.shell.code import is_interpreter
+from harness.shell.code_literals import dynamic_calls, mask, moves_out
 
 _SQL_CLIENTS = {"psql", "sqlite3", "sqlite", "mysql", "mariadb", "duckdb", "clickhouse-client",
                 "clickhouse", "sqlcmd", "cockroach", "mysqlsh", "usql", "pgcli", "mycli", "litecli"}
@@ -40,13 +42,6 @@ _TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack",
 _EVALS = re.compile(r"\b(?:exec|eval|compile|Function|runInThisContext|runInNewContext|instance_eval|class_eval"
                     r"|module_eval|evalq|parse_eval|loadstring|load)\s*\(?\s*['\"`]|\beval\s*\(")
 _DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
-# Programs that run code given on the line or on stdin, in any language (Lua, R, Julia, Tcl, Elixir,
-# Erlang, the JVM and .NET scripting hosts, Lisps, Haskell, TypeScript runners ...).
-_INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell"
-                           r"|lua(?:jit|[\d.]+)?|Rscript|R|julia|elixir|erl|escript|tclsh[\d.]*|wish|groovy|kotlin|scala"
-                           r"|ts-node|tsx|esno|bb|clojure|clj|racket|guile|sbcl|ghc|runghc|octave|raku|perl6|jrunscript"
-                           r"|swift|qjs|jshell|nu|xonsh|dotnet-script|pwsh-preview)$")
-_CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval", "-eval"}
 _DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
 _HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|full)$")
 _WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}
@@ -56,7 +51,6 @@ _EMPTY = "/dev/null"
 _EMPTY_SOURCE = re.compile(r"^/dev/null$")
 _COPIES = {"cp", "mv", "install", "ln", "rsync"}
 _INSTALL_VALUE_OPTS = {"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t", "--target-directory"}
-_STRING = re.compile(r"""(?<![\w\\])(?:'((?:[^'\\\n]|\\.){1,500})'|"((?:[^"\\\n]|\\.){1,500})"|`([^`\n]{1,500})`)""")
 _LIST = re.compile(r"\[\s*((?:['\"][^'\"\n]*['\"]\s*,\s*)+['\"][^'\"\n]*['\"])\s*,?\s*\]")
 # Code that hands a string to a shell or starts a process (only then is a string a command).
 _RUNS_PROCESS = re.compile(r"\b(?:system|popen|subprocess|exec\w*|spawn\w*|child_process|check_output|call|run|"
@@ -126,7 +120,7 @@ def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
         return _tee(cmd)
     if prog == "dd" and (rule := _dd_empty(cmd)):
         return rule
-    if _INTERPRETERS.match(prog):
+    if is_interpreter(prog):
         return _code_rule(cmd, depth)
     if prog in _AWKS:  # awk 'BEGIN { system("rm -rf x") }': its strings may run as commands
         text = next((a for a in cmd.argv[1:] if not a.startswith("-")), "")
@@ -322,18 +316,6 @@ def _sql_rule(text: str) -> str | None:
     if _SQL_TRUNCATE.search(text):
         return "truncate-table"
     return None
-
-
-def _code(cmd: SimpleCommand) -> str:
-    """The code an interpreter is given on the line (``-c``/``-e`` ...), or on stdin."""
-    args = cmd.argv[1:]
-    for i, a in enumerate(args):
-        if (a in _CODE_FLAGS or (a.startswith("-") and not a.startswith("--") and a[-1] in "ce" and len(a) <= 4)) \
-                and i + 1 < len(args):
-            return args[i + 1]
-    if cmd.stdin_text and (not [a for a in args if not a.startswith("-")] or "-" in args):
-        return cmd.stdin_text
-    return ""
 
 
 def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from harness.security.shell_parse import split_flags
+from harness.shell import split_flags
 
 _TEMP = re.compile(r"^(?:\$\{?(?:\w*_)?(?:TMP|TEMP)(?:_?DIR)?\b|\$\{?XDG_\w+|/tmp(?:/|$)|/var/tmp(?:/|$)|/dev/shm(?:/|$)"
                    r"|/private/tmp(?:/|$))|(?:\$\(|`)[^)`]*\b(?:mktemp|tempfile|mkdtemp|gettempdir|mktmpdir|tmpdir)\b")

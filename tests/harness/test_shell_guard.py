@@ -15,8 +15,8 @@ from harness.security.commands import CommandGuard, check_shell_command
 from harness.security.config import CommandGuardConfig
 from harness.security.paths import check_shell_paths
 from harness.security.patterns import PatternFileError
-from harness.security.shell_parse import parse
-from harness.security.shell_paths import path_words
+from harness.shell import parse
+from harness.shell.file_args import path_words
 from harness.testing import call, scripted
 
 

@@ -1,11 +1,11 @@
-"""One simple shell command reduced to what it means, for comparing calls (``shell_key``).
+"""One simple shell command reduced to what it means, for comparing calls (loop detection's key).
 
-The words come from ``harness.security.shell_parse`` (bashlex: quotes removed the way bash
+The words come from ``syntax`` (bashlex: quotes removed the way bash
 removes them). What is left to canonicalise is how the same program and arguments can be spelled:
 the program's path (``./run.sh``, ``././run.sh``, ``run.sh``; ``/usr/bin/python3`` and
 ``python3``), an interpreter or wrapper in front of it (``sh run.sh``, ``command ./run.sh``),
 the order of flags, a number attached to a short flag (``-n5`` or ``-n 5``), and how a path
-operand is spelled (``loop_paths``: ``./a``, ``a/``, ``x/../a``, the absolute path under the
+operand is spelled (``paths``: ``./a``, ``a/``, ``x/../a``, the absolute path under the
 workspace). ``--opt v`` and ``--opt=v`` stay apart in one call's key: whether ``v`` is the flag's
 value or an operand depends on the program. They are compared pairwise instead (``bind``, see
 ``LoopDetection``): when one call spells ``--opt=v``, the flag takes a value in that program, so
@@ -18,17 +18,12 @@ import posixpath
 import re
 from typing import Any
 
-from harness.controls.loop_cwd import Relative, chdir_option
-from harness.controls.loop_paths import path_key
-from harness.controls.loop_wrappers import unwrap
+from harness.shell.code import code_flags, interpreter_valued, is_interpreter
+from harness.shell.cwd import Relative, chdir_option
+from harness.shell.paths import path_key
+from harness.shell.runs import shells
+from harness.shell.wrappers import programs, unwrap
 
-_SHELLS = re.compile(r"^(?:ba|da|z|k|)sh$")
-_INTERPRETERS = re.compile(r"^(?:(?:ba|da|z|k|)sh|python[\d.]*|pypy[\d.]*|node|ruby|perl|php)$")
-"""Programs that run the script named by their first operand: ``sh run.sh`` runs ``run.sh``."""
-_INTERPRETER_VALUED = frozenset("-W -X -o -O -r -I --require --loader --import".split())
-"""Interpreter options followed by a separate value (``python -W ignore``, ``bash -o pipefail``)."""
-_INTERPRETER_CODE = frozenset("-c -e -E -p --eval --print".split())
-"""Options whose value is the program text itself: the call is that code, kept as written."""
 _ATTACHED = re.compile(r"^-([A-Za-z]+)(\d+)$")
 """Short flags with a number attached: ``-n5`` is ``-n 5``."""
 _SCRIPT_SUFFIX = re.compile(r"(?:/__main__)?\.py$|(?:/index)?\.[cm]?js$")
@@ -52,7 +47,7 @@ def program_key(word: str) -> str:
 
 def program_argv(argv: list[str]) -> list[str]:
     """``argv`` without the wrappers and interpreters in front of the program that does the
-    work: ``timeout 30 sh ./run.sh -x`` -> ``./run.sh -x`` (``loop_wrappers``)."""
+    work: ``timeout 30 sh ./run.sh -x`` -> ``./run.sh -x`` (``wrappers``)."""
     return command_argv(argv)[0]
 
 
@@ -67,16 +62,17 @@ def command_argv(argv: list[str]) -> tuple[list[str], str, bool]:
 def _interpreted(argv: list[str]) -> list[str]:
     """The script an interpreter runs, past the interpreter's own options (``python -u x.py``
     runs ``x.py``); ``python -m pkg.mod`` runs ``pkg/mod.py``. Inline code stays as it is."""
-    if len(argv) < 2 or not _INTERPRETERS.match(program_key(argv[0])):
+    name = program_key(argv[0]) if argv else ""
+    if len(argv) < 2 or not (is_interpreter(name) or name in shells()):
         return argv
-    i = 1
+    i, valued = 1, interpreter_valued()
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
         word = argv[i]
-        if word in _INTERPRETER_CODE or (_SHELLS.match(program_key(argv[0])) and _has_c(word)):
-            return argv
+        if word not in valued and (word in code_flags() or (name in shells() and _has_c(word))):
+            return argv  # inline code: the call is that code, kept as written
         if word == "-m" and i + 1 < len(argv) and argv[0].startswith(("python", "pypy")):
             return [argv[i + 1].replace(".", "/") + ".py", *argv[i + 2:]]
-        i += 2 if word in _INTERPRETER_VALUED else 1
+        i += 2 if word in valued else 1
     return argv[i:] if i < len(argv) else argv
 
 
@@ -89,12 +85,12 @@ def inline_script(argv: list[str]) -> str | None:
     """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``zsh -l -c``,
     ``bash -o pipefail -ec``), if that is the call."""
     argv = program_argv(argv)
-    if argv and program_key(argv[0]) in ("su", "runuser"):  # `su - app -c 'cmd'` runs `cmd`
+    if argv and program_key(argv[0]) in programs()["script_users"]:  # `su - app -c 'cmd'` runs `cmd`
         for i, word in enumerate(argv[:-1]):
             if word in ("-c", "--command"):
                 return argv[i + 1]
         return None
-    if len(argv) < 3 or not _SHELLS.match(program_key(argv[0])):
+    if len(argv) < 3 or program_key(argv[0]) not in shells():
         return None
     i, found = 1, False
     while i < len(argv) and argv[i][:1] in "-+" and argv[i] not in ("-", "--"):
@@ -109,7 +105,7 @@ def simple_key(
 ) -> list[Any]:
     """``[program, sorted flags, operands in order, sorted redirections]``. A long flag in
     ``bind`` followed by a word takes that word as its value (``--env prod`` = ``--env=prod``).
-    ``cwd``: the directory a ``cd`` before it moved to (``loop_cwd``), which relative paths are
+    ``cwd``: the directory a ``cd`` before it moved to (``cwd``), which relative paths are
     read from; the program's own ``-C dir`` (``make``, ``git``) moves it the same way."""
     argv, via, is_path = command_argv(argv)
     argv, cwd = chdir_option(argv, cwd, root)

@@ -16,20 +16,14 @@ from __future__ import annotations
 import posixpath
 import re
 
-from harness.controls.loop_paths import path_key
-from harness.security.shell_expand import Scope, assign, expand_word
-from harness.security.shell_parse import parse
+from harness.shell.paths import path_key
+from harness.shell.syntax import parse
+from harness.shell.words import Scope, assign, expand_word
+from harness.shell.wrappers import programs
 
 _RELATIVE = re.compile(r"^(?![/~$-])[\w.@%+,:*?/-]+$")
 """A word read relative to the working directory: path characters only, not absolute, not
 ``~``, not a variable, not an option."""
-_CHDIR_OPTIONS: dict[str, tuple[str, ...]] = {
-    "make": ("-C", "--directory"), "gmake": ("-C", "--directory"), "git": ("-C",), "go": ("-C",),
-    "ninja": ("-C",), "just": ("--working-directory", "-d"), "tar": ("-C", "--directory"),
-    "npm": ("--prefix",), "pnpm": ("-C", "--dir"), "yarn": ("--cwd",), "terraform": ("-chdir",),
-    "uv": ("--directory",), "poetry": ("-C", "--directory"), "hatch": ("--project",),
-}
-"""Programs whose option moves their working directory before they do anything else."""
 
 
 def cd_target(argv: list[str], cwd: str, root: str | None, stack: list[str] | None = None) -> str | None:
@@ -61,7 +55,7 @@ def _here(path: str) -> str:
 def chdir_option(argv: list[str], cwd: str, root: str | None) -> tuple[list[str], str]:
     """``argv`` without the program's own change of directory (``make -C dir``), and the
     working directory it runs in."""
-    options = _CHDIR_OPTIONS.get(argv[0] if argv else "", ())
+    options = tuple(programs()["chdir_options"].get(argv[0] if argv else "", ()))
     if not options:
         return argv, cwd
     out = [argv[0]]
@@ -89,7 +83,7 @@ def _moved(cwd: str, target: str, root: str | None) -> str:
 
 class Relative:
     """Words of one command read from its working directory ``cwd`` (workspace-relative; ``""``:
-    the root), in normal form (``loop_paths.path_key``). ``moved``: some word was relative, so
+    the root), in normal form (``paths.path_key``). ``moved``: some word was relative, so
     the command's key names its files from the root and needs no record of the directory;
     otherwise the directory stays in the key (``cd api && make`` is not ``make``)."""
 
@@ -109,7 +103,7 @@ _SENTINEL_ROOT = "/.workspace"
 
 
 class Expander:
-    """The words of a line with the parts the line itself fixes evaluated (``shell_expand``, the
+    """The words of a line with the parts the line itself fixes evaluated (``words``, the
     path guard's evaluator: ``$(pwd)``, `` `pwd` ``, ``$(realpath .)``, ``${PWD%/}``,
     ``$(cd src && pwd)``, variables assigned earlier on the line), against the workspace root as
     the shell's directory, so ``"$(pwd)"/queue.sh`` is ``./queue.sh``. A word with an unknown

@@ -1,12 +1,12 @@
 """The file arguments of a shell command line (the path guard's shell mode).
 
 The path guard confines file tools to the workspace; a shell tool reaches the same files with
-``cat ../secret`` or through a symlink. ``path_words`` parses the line (``shell_parse``), follows
-``cd``, unwraps wrappers and nested shells (``shell_unwrap``) and returns every word that can
+``cat ../secret`` or through a symlink. ``path_words`` parses the line (``syntax``), follows
+``cd``, unwraps wrappers and nested shells (``runs``) and returns every word that can
 name a file: operands, ``--opt=value`` values, redirection targets, and path-like string
 literals of interpreter one-liners (``open('../x')``). Words the shell computes are evaluated
 where the line fixes them (``"$(dirname "$PWD")/x"``, ``${PWD%/*}``, ``d=..; cat $d/x``: see
-``shell_expand``); one it cannot evaluate but builds with parent-directory operations counts as
+``words``); one it cannot evaluate but builds with parent-directory operations counts as
 leaving the workspace. The guard then resolves each word the way it resolves file-tool paths
 (symlinks followed, inside the workspace). Words that cannot name a local file (URLs, text with
 spaces, unknown variables) are left out; so are the arguments of programs that only print their
@@ -19,11 +19,13 @@ import posixpath
 import re
 from urllib.parse import unquote
 
-from harness.security.shell_code_paths import computed_paths
-from harness.security.shell_expand import Scope, assign, expand_word, from_parent
-from harness.security.shell_parse import SimpleCommand, parse
-from harness.security.shell_rules import _INTERPRETERS, _STRING, _code
-from harness.security.shell_unwrap import SHELLS, expand, program
+from harness.shell.code import STRING, is_interpreter
+from harness.shell.code import code as interpreter_code
+from harness.shell.code_paths import computed_paths
+from harness.shell.runs import expand, shells
+from harness.shell.syntax import SimpleCommand, parse
+from harness.shell.words import Scope, assign, expand_word, from_parent
+from harness.shell.wrappers import program
 
 _TEXT_ONLY = {"echo", "printf", "true", "false", ":", "sleep", "export", "unset", "alias", "read",
               "expr", "seq", "date", "which", "type", "exit", "return", "shift", "local", "declare",
@@ -37,7 +39,7 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     workspace root, ``cd`` followed) it is relative to. ``~``/``$HOME`` are kept as ``~``.
 
     ``root`` (the workspace root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their
-    ``dirname`` be evaluated (``shell_expand``); such words come back absolute. A word the line
+    ``dirname`` be evaluated (``words``); such words come back absolute. A word the line
     cannot fix but builds with parent-directory operations comes back as ``..`` (fail closed)."""
     out: list[tuple[str, str]] = []
     cwd = "."
@@ -105,9 +107,9 @@ def _words(cmd: SimpleCommand) -> list[str]:
     prog = program(cmd.argv)
     if prog in _TEXT_ONLY:
         return words
-    if _INTERPRETERS.match(prog):
-        code = _code(cmd)
-        words += [w for m in _STRING.finditer(code) if not _separator(code, m)
+    if is_interpreter(prog):
+        code = interpreter_code(cmd)
+        words += [w for m in STRING.finditer(code) if not _separator(code, m)
                   and not _REGEX_LIKE.search(w := next(g for g in m.groups() if g is not None))]
         words = [w for w in words if "/" in w or w.startswith("..")] + computed_paths(code)
         if code:
@@ -157,7 +159,7 @@ def _parameters_from(argv: list[str]) -> int:
         return 1
     if prog in _SCRIPT_RUNNERS and len(argv) > 2 and argv[1] in ("run", "run-script", "start", "test"):
         return 3 if argv[1] in ("run", "run-script") else 2  # npm run export -- /var/lib/x
-    if prog not in SHELLS and not _INTERPRETERS.match(prog):
+    if prog not in shells() and not is_interpreter(prog):
         return 0
     i = 1
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":

@@ -1,4 +1,4 @@
-"""One file read through the read tool and through the shell is one read (``loop_normalise``).
+"""One file read through the read tool and through the shell is one read (loop detection's key).
 
 A model that does not find what it looks for in a file reads it again another way: the read
 tool, then ``cat notes.txt``, ``less notes.txt``, ``head -n 500 notes.txt``, ``bat -p``. Each is a
@@ -48,7 +48,7 @@ def tool_read_path(words: list[str], args: dict[str, Any]) -> str | None:
 
 
 def shell_read_path(key: list[Any]) -> str | None:
-    """The path a shell line's key (``loop_normalise.commands_key``) reads whole, else None."""
+    """The path a shell line's key (``harness.controls.loop_normalise.commands_key``) reads whole, else None."""
     if len(key) != 1 or not isinstance(key[0], list) or len(key[0]) != 4:
         return None
     program, flags, operands, redirects = key[0]

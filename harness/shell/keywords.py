@@ -1,11 +1,10 @@
-"""Words around a command that do not change what it does (``loop_normalise.shell_key``).
+"""Words around a command that do not change what it does, and what ``time`` adds to an output.
 
 Two kinds. Reserved words that prefix a pipeline: ``time`` (with ``-p``) only measures it and
 ``coproc`` only runs it in the background with a pipe; bash reads them as grammar, not as a
-program, and bashlex (the parser ``shell_parse`` uses) rejects both, so a line that starts with
-them used to be compared byte for byte. They are blanked (same length, so positions hold) where
-a command starts, outside quotes, and the line is parsed again. ``!`` (bashlex drops it) and the
-builtins ``exec``, ``command``, ``builtin`` (``loop_wrappers``) are already read through.
+program, and bashlex rejects both. They are blanked (same length, so positions hold) where a
+command starts, outside quotes, and the line is parsed again (``syntax.parse``). ``!`` (bashlex drops it) and the
+builtins ``exec``, ``command``, ``builtin`` (``wrappers``) are already read through.
 
 And stages after a pipe that pass their input through unchanged to the output the call returns:
 ``| cat``, ``| cat -``, ``| tee /dev/null``, ``| tee`` with no file, a pager (``| less``, ``|
@@ -16,11 +15,16 @@ more``: with no terminal they print their input). A stage that filters, numbers 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from harness.security.shell_parse import SimpleCommand
+if TYPE_CHECKING:
+    from harness.shell.syntax import SimpleCommand
 
 _PREFIX = re.compile(r"(?:time(?:[ \t]+-p)?(?:[ \t]+--)?|coproc(?:[ \t]+[A-Za-z_]\w*(?=[ \t]*[{(]))?)(?=[ \t]|$)")
 """``time [-p] [--]``, ``coproc [NAME]`` (a name only before a compound command)."""
+_TIME_PROGRAM = re.compile(r"time(?=[ \t]+-(?!p(?:[ \t]|$)|-(?:[ \t]|$)))")
+"""``time`` with an option bash's reserved word does not take (``time -f %e make``): the line
+means the ``time`` program, so it is escaped into a word (``\\time``) and read as a wrapper."""
 _STARTS = frozenset(";&|({\n")
 """Characters after which a new command starts."""
 _KEEP_START = frozenset({"!", "if", "then", "do", "else", "elif", "while", "until"})
@@ -29,7 +33,8 @@ _WORD = re.compile(r"[^\s;&|()'\"\\]+")
 
 
 def soften_prefixes(text: str) -> str:
-    """``text`` with ``time``/``coproc`` blanked where they start a command (quotes respected)."""
+    """``text`` with ``time``/``coproc`` blanked where they start a command (quotes respected)
+    and ``time`` made a word where its options are those of the ``time`` program."""
     out, quote, start, i = list(text), "", True, 0
     while i < len(text):
         ch = text[i]
@@ -44,6 +49,10 @@ def soften_prefixes(text: str) -> str:
         elif ch in _STARTS:
             start = True
         elif ch not in " \t":
+            if start and _TIME_PROGRAM.match(text, i):  # `time -f %e make`: GNU time, a program
+                out[i] = "\\t"
+                i += 4
+                continue
             if start and (m := _PREFIX.match(text, i)):
                 out[i:m.end()] = " " * (m.end() - i)
                 i = m.end()

@@ -1,31 +1,42 @@
 """Shell command lines as the shell reads them: simple commands with their words and redirections.
 
-The command and path guards judge what a command line *does* (which program runs, with which
-flags, on which files), not which phrases it contains, so ``grep -rl 'rm -rf' .`` is a grep and
-``bash -c "rm -rf x"`` is an rm. Parsing uses ``bashlex`` (a maintained port of GNU bash's own
-parser to Python, pure Python, no native build): it removes quotes the way bash does, keeps
-command and process substitutions as nested commands, and reports what it cannot parse.
+Every control that reads shell reads it here (loop detection, the command guard, the path guard,
+the context-file scanner): which program runs, with which flags, on which files, not which
+phrases the line contains, so ``grep -rl 'rm -rf' .`` is a grep and ``bash -c "rm -rf x"`` is an
+rm. Parsing uses ``bashlex`` (a maintained port of GNU bash's own parser to Python, pure Python,
+no native build): it removes quotes the way bash does, keeps command and process substitutions
+as nested commands, and reports what it cannot parse.
 
-bashlex rejects some valid bash (``case``, ``[[ ]]``, ``$(( ))``, here-documents at the end of the
-input); those lines are read by a tolerant tokenizer (``shlex`` with shell punctuation) instead,
-and ``Parsed.parsed`` says so, so a caller can fail closed on what looks destructive.
+bashlex rejects some valid bash (``case``, ``[[ ]]``, ``$(( ))``, ``time``/``coproc``, an and-or
+list inside ``$( )``, here-documents at the end of the input); the line is parsed again with
+those read through, and what still fails is read by a tolerant tokenizer (``tokens``), with
+``Parsed.parsed`` False, so a caller can fail closed on what looks destructive.
+
+One parse per distinct line: ``parse`` is cached, and the loop key, the command guard and the
+path guard of one call all ask it, so a line is parsed once however many controls read it.
+Callers must not change what it returns (the commands are shared).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-import sys
-from collections.abc import Callable
+import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import bashlex
 import bashlex.errors
+import bashlex.tokenizer
+
+from harness.shell.keywords import soften_prefixes
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
+_CONTINUATION = re.compile(r"\\\r?\n")
 _MAX_INPUT = 20_000
 """Longer command lines are tokenized, not parsed (bashlex is recursive and slow on huge input)."""
+CACHE_SIZE = 4096
+"""Distinct lines kept parsed (a long run repeats far fewer distinct lines than this)."""
 
 
 @dataclass
@@ -50,34 +61,87 @@ class SimpleCommand:
     None (one value per line of a stream, like ``xargs``)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Parsed:
-    commands: list[SimpleCommand]
+    commands: tuple[SimpleCommand, ...]
     parsed: bool
     """True when bashlex parsed the line; False when the tolerant tokenizer had to."""
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def parse(command: str) -> Parsed:
-    """Every simple command of ``command``, in source order (nested ones included)."""
-    text, bodies = _cut_heredocs(command)
+    """Every simple command of ``command``, in source order (nested ones included); cached."""
+    from harness.shell.tokens import tokenize  # the fallback reader
+
+    text, bodies = _cut_heredocs(_CONTINUATION.sub(" ", command))
     if len(text) <= _MAX_INPUT:
-        trees = _try_parse(text)
-        if trees is None and (softened := _soften_lists(text)) != text:
-            trees = _try_parse(softened)
+        trees = _first_parse(text)
         if trees is not None:
             out: list[SimpleCommand] = []
             for tree in trees:
                 _walk(tree, out)
-            return Parsed(_attach(out, bodies), True)
-    return Parsed(_attach(tokenize(text), bodies), False)
+            return Parsed(tuple(_attach(out, bodies)), True)
+    return Parsed(tuple(_attach(tokenize(text), bodies)), False)
+
+
+def _first_parse(text: str) -> list[Any] | None:
+    """bashlex's trees of ``text``, or of ``text`` with what bashlex rejects read through:
+    ``time``/``coproc`` prefixes (``keywords``) and and-or lists inside ``$( )``."""
+    trees = _try_parse(text)
+    if trees is not None:
+        return trees
+    tried = {text}
+    for variant in (soften_prefixes(text), _soften_lists(text), _soften_lists(soften_prefixes(text))):
+        if variant not in tried:
+            tried.add(variant)
+            trees = _try_parse(variant)
+            if trees is not None:
+                return trees
+    return None
 
 
 def _try_parse(text: str) -> list[Any] | None:
+    _budget.left = 500 + 10 * len(text)
     try:
-        return _bounded(bashlex.parse, text)
+        return bashlex.parse(text)
     except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError,
             AttributeError, AssertionError, RecursionError, _OverBudget):
         return None
+    finally:
+        _budget.left = None
+
+
+class _OverBudget(Exception):
+    pass
+
+
+_budget = threading.local()
+"""Tokens left to the parse under way in this thread (None: no parse of ours is under way)."""
+
+
+def _install_token_budget() -> None:
+    """Stop bashlex after a number of tokens proportional to the input.
+
+    bashlex 0.18 never returns on some malformed words (an unmatched quote inside a backtick
+    substitution: its tokenizer emits the same word forever). A line of N characters has at most
+    about N tokens, times the nesting of its substitutions (each is tokenized again), so a count
+    far above that means the tokenizer is stuck; the line is then read by the tolerant tokenizer
+    like any other line bashlex rejects. Counting tokens costs one comparison per token (a
+    profile hook counting every function call made parsing 2.5x slower)."""
+    original = bashlex.tokenizer.tokenizer.token
+
+    def token(self: Any) -> Any:
+        left = getattr(_budget, "left", None)
+        if left is not None:
+            if left <= 0:
+                raise _OverBudget
+            _budget.left = left - 1
+        return original(self)
+
+    bashlex.tokenizer.tokenizer.token = token  # type: ignore[method-assign]
+
+
+_install_token_budget()
 
 
 def _soften_lists(text: str) -> str:
@@ -103,32 +167,6 @@ def _soften_lists(text: str) -> str:
             i += 1
         i += 1
     return "".join(out)
-
-
-class _OverBudget(Exception):
-    pass
-
-
-def _bounded(fn: Callable[[str], list[Any]], text: str) -> list[Any]:
-    """``fn(text)`` stopped after a number of function calls proportional to the input.
-
-    bashlex 0.18 loops forever on some malformed words (an unmatched quote inside a backtick
-    substitution: ``str.find`` returns -1 and the scan restarts). It is pure Python, so a
-    profile hook (per thread, removed afterwards) can count its calls and stop it; the line is
-    then read by the tolerant tokenizer like any other line bashlex rejects."""
-    budget = [200_000 + 200 * len(text)]
-    previous = sys.getprofile()
-
-    def count(frame: object, event: str, arg: object) -> None:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _OverBudget
-
-    sys.setprofile(count)
-    try:
-        return fn(text)
-    finally:
-        sys.setprofile(previous)
 
 
 def _cut_heredocs(command: str) -> tuple[str, dict[str, str]]:
@@ -268,90 +306,3 @@ def _nested(part: object, out: list[SimpleCommand]) -> None:
             _nested(child, out)
 
 
-# --- the tolerant tokenizer (input bashlex rejects) ------------------------------------------------
-_OPERATORS = {";", "&&", "||", "|", "&", "(", ")", "|&", ";;", "{", "}", "!", "then", "do", "else",
-              "elif", "if", "fi", "done", "while", "until", "esac", "in"}
-_REDIRECT = re.compile(r"^(\d*)(>>|>\||>|<|&>>|&>)$")
-
-
-def tokenize(text: str) -> list[SimpleCommand]:
-    """Simple commands from shell-like text, however malformed: quotes closed at the end when
-    left open, operators split off, substitutions read as separate commands."""
-    flat = re.sub(r"\$\(|`|\$\{|<\(|>\(", " ; ", text.replace("\n", " ; "))
-    tokens = _shlex(flat)
-    out: list[SimpleCommand] = []
-    cmd = SimpleCommand([])
-    frames: list[dict[str, list[str] | None]] = []  # the loops open at this token (see loop_words)
-    it = iter(enumerate(tokens))
-    for i, tok in it:
-        _track_loops(tokens, i, frames, cmd)
-        if tok in _OPERATORS or set(tok) <= set(";&|()"):
-            if cmd.argv or cmd.redirects:
-                out.append(cmd)
-            cmd = SimpleCommand([])
-            continue
-        m = _REDIRECT.match(tok)
-        if m:
-            target = next(it, (0, ""))[1]
-            cmd.redirects.append((m.group(2), target))
-            continue
-        if not cmd.argv and frames:
-            cmd.loop_words = {k: v for f in frames for k, v in f.items()}
-        cmd.argv.append(tok)
-    if cmd.argv or cmd.redirects:
-        out.append(cmd)
-    return out
-
-
-def _track_loops(tokens: list[str], i: int, frames: list[dict[str, list[str] | None]], cmd: SimpleCommand) -> None:
-    """Loops as the tokenizer meets them (lines with ``[[ ]]`` or ``case`` that bashlex
-    rejects): ``for NAME in WORDS`` opens a frame with the words, ``while``/``until`` one that
-    the names a ``read`` sets fill, ``done`` closes the innermost."""
-    tok = tokens[i]
-    if tok == "for" and not cmd.argv:
-        name = tokens[i + 1] if i + 1 < len(tokens) else ""
-        words: list[str] = []
-        if re.fullmatch(r"[A-Za-z_]\w*", name) and tokens[i + 2:i + 3] == ["in"]:
-            for w in tokens[i + 3:]:
-                if w in _OPERATORS or set(w) <= set(";&|()"):
-                    break
-                words.append(w)
-        frames.append({name: words} if words else {})
-    elif tok in ("while", "until") and not cmd.argv:
-        frames.append({})
-    elif tok == "done" and not cmd.argv and frames:
-        frames.pop()
-    elif cmd.argv[:1] == ["read"] and frames and not tok.startswith("-") and re.fullmatch(r"[A-Za-z_]\w*", tok):
-        frames[-1][tok] = None
-
-
-def _shlex(text: str) -> list[str]:
-    for closing in ("", '"', "'", "'\"", "\"'"):
-        try:
-            lexer = shlex.shlex(text + closing, posix=True, punctuation_chars=";&|()<>")
-            lexer.whitespace_split = True
-            return list(lexer)
-        except ValueError:
-            continue
-    return text.split()
-
-
-def split_flags(args: list[str], value_opts: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], list[str]]:
-    """Short flag letters (of every ``-xyz`` cluster), long flags (without ``=value``) and the
-    operands; an option in ``value_opts`` takes the next word as its value (not an operand)."""
-    flags: set[str] = set()
-    operands: list[str] = []
-    done = skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif done or not a.startswith("-") or a == "-":
-            operands.append(a)
-        elif a == "--":
-            done = True
-        elif a.startswith("--"):
-            flags.add(a.split("=", 1)[0])
-        else:
-            flags.update(a[1:])
-            skip = a in value_opts
-    return flags, operands

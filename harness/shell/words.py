@@ -19,7 +19,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from harness.security.shell_parse import parse
+from harness.shell.syntax import parse
 
 _NAME = re.compile(r"[A-Za-z_]\w*|\d|[@*#?$!-]")
 _PARAM = re.compile(r"^([A-Za-z_]\w*|\d+|[@*#?$!-])(.*)$", re.S)
