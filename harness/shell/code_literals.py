@@ -3,7 +3,7 @@
 A read-only scan (``perl -ne 'print if /rm -rf|rmtree/'``, ``ruby -ne 'puts $_ if
 $_ =~ /File.delete/'``, ``awk '/unlink/'``, ``python3 -c "...re.search(r'shutil.rmtree', l)"``)
 mentions destructive calls inside a regex or a string; the capability checks of the command
-guard (``code_rules``, open-for-writing, runs-a-process) must see the code only. ``mask``
+guard (its ``code`` entries, open-for-writing, starts-a-process) must see the code only. ``mask``
 blanks the *contents* of string literals and of regex literals (Perl ``/re/``, ``m{re}``,
 ``qr/re/``, ``s/a/b/``; Ruby ``%r{}``; JavaScript and awk ``/re/``) with underscores, keeping
 their length and delimiters, so what remains outside them (``unlink``, ``os.remove(``,
@@ -133,60 +133,3 @@ _DYNAMIC = (re.compile(r"""\bgetattr\s*\(\s*([\w.]+)\s*,\s*['"](\w+)['"]"""),
 def dynamic_calls(code: str) -> str:
     """``obj.name(`` for each call the code makes through a name spelled as a string."""
     return " ".join(f"{m.group(1)}.{m.group(2)}(" for rx in _DYNAMIC for m in rx.finditer(code))
-
-
-# --- moves out of the workspace ----------------------------------------------------------------
-_MOVES = re.compile(r"\b(?:shutil\.move|os\.(?:rename|replace|renames|Rename)|renameSync|(?:fs|fsPromises|promises)\.rename"
-                    r"|Deno\.rename|FileUtils\.(?:mv|move)|File\.rename|File::Copy::move|move|rename|renameTo|Files\.move"
-                    r"|file\.rename|mv)\b\s*\(?|\.rename\s*\(|\bfile\s+rename\b")
-_TEMP_DIRS = re.compile(r"\b(?:mkdtemp|mkstemp|gettempdir|TemporaryDirectory|tmpdir|mktmpdir|tempdir|File::Temp"
-                        r"|sys_get_temp_dir|makeTempDir(?:Sync)?|mkdtempSync|mktempdir|tmpname|TempDir|MkdirTemp"
-                        r"|createTempDir\w*|java\.io\.tmpdir|GetTempPath)\b|\bTMPDIR\b"
-                        r"|['\"](?:/tmp|/var/tmp|/dev/shm)(?:/|['\"])")
-
-
-def moves_out(said: str, code: str) -> bool:
-    """The code moves or renames something (a call in ``said``, the masked code, whose offsets
-    match ``code``) *to* a temporary place: the destination argument holds a temp-dir call or
-    a variable assigned one (``d = tempfile.mkdtemp(); shutil.move('data', d)``). A temp file
-    moved into the workspace (the atomic-write idiom ``os.replace(tmp, 'out.json')``) is fine."""
-    if not _TEMP_DIRS.search(code):
-        return False
-    temps = [m.group(1) for m in re.finditer(r"([$@]?[A-Za-z_]\w*)\s*:?=(?!=)([^;\n]*)", code) if _TEMP_DIRS.search(m.group(2))]
-    for m in _MOVES.finditer(said[:len(code)]):
-        args = _arguments(said, code, m.end())
-        method = m.group(0).lstrip().startswith((".rename", "renameTo"))  # Path(src).rename(dst)
-        dest = args[0] if method and args else args[-1] if args else ""
-        if _TEMP_DIRS.search(dest) or any(re.search(r"(?<![\w$@])" + re.escape(t) + r"\b", dest) for t in temps):
-            return True
-    return False
-
-
-def _arguments(said: str, code: str, start: int) -> list[str]:
-    """The arguments (raw text) of the call whose name ends at ``start``: inside ``( )`` when the
-    call has them, else up to the end of the statement (Perl ``rename $a, $b``, Tcl words)."""
-    i = start
-    while i < len(code) and code[i] in " \t":
-        i += 1
-    if start and said[start - 1] == "(":
-        i = start - 1
-    if i < len(code) and said[i] == "(":
-        depth, j = 0, i
-        while j < len(code):
-            depth += {"(": 1, ")": -1}.get(said[j], 0)
-            if depth == 0:
-                break
-            j += 1
-        lo, hi = i + 1, j
-    else:
-        end = re.search(r"[;\n}]|\s(?:if|unless|or|and)\s", said[i:len(code)])
-        lo, hi = i, i + end.start() if end else len(code)
-    parts, depth, last = [], 0, lo
-    for j in range(lo, hi):
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(said[j], 0)
-        if said[j] == "," and depth == 0:
-            parts.append(code[last:j])
-            last = j + 1
-    parts.append(code[last:hi])
-    parts = [p.strip() for p in parts if p.strip()]
-    return parts if len(parts) > 1 or "," in said[lo:hi] else (parts[0].split() if parts else [])
