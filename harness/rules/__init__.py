@@ -6,3 +6,15 @@ cases (``ruleid``: must match, ``ok``: must not). ``python -m harness.security r
 every rule with its source and case counts. The code that reads them lives with the control
 that applies them (``harness/security``, ``harness/controls``).
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RULES_DIR = Path(__file__).parent
+CASES_DIR = RULES_DIR / "cases"
+
+
+def case_files(section: str) -> list[tuple[str, Path]]:
+    """``(rule id, case file)`` for each rule of ``section`` that has cases, by rule id."""
+    return [(p.stem, p) for p in sorted((CASES_DIR / section).glob("*.yaml"))]

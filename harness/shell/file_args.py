@@ -34,6 +34,10 @@ _GLOB = re.compile(r"[*?\[]")
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME\})")
 
 
+ARGUMENT, REDIRECTION, COMPUTED, CODE = "shell-file-argument", "shell-redirection", "shell-computed-path", "code-path"
+"""How a word came to name a file: the path rules of ``harness/rules/paths.yaml``."""
+
+
 def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     """``(cwd, word)`` pairs: each word that may name a file, with the directory (relative to the
     workspace root, ``cd`` followed) it is relative to. ``~``/``$HOME`` are kept as ``~``.
@@ -41,17 +45,32 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     ``root`` (the workspace root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their
     ``dirname`` be evaluated (``words``); such words come back absolute. A word the line
     cannot fix but builds with parent-directory operations comes back as ``..`` (fail closed)."""
-    out: list[tuple[str, str]] = []
+    return [(cwd, word) for cwd, word, _ in file_words(command, root)]
+
+
+def file_words(command: str, root: str = "") -> list[tuple[str, str, str]]:
+    """``path_words`` with how each word names a file: an operand or option value
+    (``ARGUMENT``), a redirection the shell opens (``REDIRECTION``), a word the shell computes
+    (``COMPUTED``: ``$PWD/..``, ``$(dirname ..)``, a variable), a path in an interpreter's code
+    (``CODE``)."""
+    out: dict[tuple[str, str], str] = {}
     cwd = "."
     base = root.rstrip("/") or _STAND_IN_ROOT
     scope = Scope(base)
+
+    def add(raw: str, kind: str) -> None:
+        word = _resolve(raw, scope, base)
+        computed = kind != CODE and ("$" in raw or "`" in raw) and not (_HOME.match(raw) and "$(" not in raw)
+        out.setdefault((cwd, word), COMPUTED if computed else kind)
+
     for cmd in parse(command).commands:
         if not cmd.argv:
             for a in cmd.assignments:
                 assign(a, scope)
             # No program, yet the shell itself opens the redirections' files: `$(< f)`, a bare
             # `< f` or `> f`. They are file arguments like any other.
-            out += [(cwd, _resolve(w, scope, base)) for w in _redirect_words(cmd)]
+            for w in _redirect_words(cmd):
+                add(w, REDIRECTION)
             continue
         if program(cmd.argv) in _DECLARE:
             for a in cmd.argv[1:]:
@@ -60,7 +79,7 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
         if program(cmd.argv) in ("cd", "pushd") and len(cmd.argv) <= 3:
             raw = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
             target = _resolve(raw, scope, base)
-            out.append((cwd, target))
+            add(raw, ARGUMENT)
             scope.oldpwd = scope.cwd
             if not target:  # cd "$UNKNOWN", cd -: files are then relative to an unknown place
                 cwd, scope.cwd = "$" + raw.lstrip("$"), None
@@ -69,8 +88,9 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
             scope.cwd = None if target.startswith("~") else posixpath.normpath(posixpath.join(base, cwd))
             continue
         for c in expand(cmd):
-            out += [(cwd, _resolve(w, scope, base)) for w in _words(c)]
-    return [(_unstand(c), _unstand(w)) for c, w in dict.fromkeys(out) if w]
+            for w, kind in _words(c):
+                add(w, kind)
+    return [(_unstand(c), _unstand(w), kind) for (c, w), kind in out.items() if w]
 
 
 _STAND_IN_ROOT = "/__workspace_root__"
@@ -102,16 +122,17 @@ def _redirect_words(cmd: SimpleCommand) -> list[str]:
             if op != "<<<" and not (op in (">&", "<&") and (t.isdigit() or t == "-"))]
 
 
-def _words(cmd: SimpleCommand) -> list[str]:
-    words = _redirect_words(cmd)
+def _words(cmd: SimpleCommand) -> list[tuple[str, str]]:
+    """The words of one command that may name files, each with how it names one."""
+    words = [(w, REDIRECTION) for w in _redirect_words(cmd)]
     prog = program(cmd.argv)
     if prog in _TEXT_ONLY:
         return words
     if is_interpreter(prog):
         code = interpreter_code(cmd)
-        words += [w for m in STRING.finditer(code) if not _separator(code, m)
+        words += [(w, CODE) for m in STRING.finditer(code) if not _separator(code, m)
                   and not _REGEX_LIKE.search(w := next(g for g in m.groups() if g is not None))]
-        words = [w for w in words if "/" in w or w.startswith("..")] + computed_paths(code)
+        words = [(w, k) for w, k in words if "/" in w or w.startswith("..")] + [(w, CODE) for w in computed_paths(code)]
         if code:
             return words
     params = _parameters_from(cmd.argv)
@@ -124,7 +145,7 @@ def _words(cmd: SimpleCommand) -> list[str]:
             a = a.split("=", 1)[1] if "=" in a else ""
         if params and i >= params and a.startswith("/") and option not in _FILE_OPTS:
             continue  # an absolute parameter of the workspace's own code (see _parameters_from)
-        words.append(a)
+        words.append((a, ARGUMENT))
     return words
 
 

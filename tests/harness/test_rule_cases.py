@@ -1,0 +1,112 @@
+"""Every rule's own cases (``harness/rules/cases/<set>/<rule id>.yaml``), run against the rule.
+
+    .venv/bin/python -m pytest -q -p no:xdist tests/harness/test_rule_cases.py -rx
+
+- ``shell_commands``: the looplab command guard must stop each ``ruleid`` line with that rule;
+- ``paths``: the looplab path guard must deny each ``ruleid`` line (or file-tool path) with that rule;
+- ``seed_commands``: the seeds' guard (regexes over the text) must block each ``ruleid`` line with it;
+- ``ok`` lines: no guard of the set's preset may stop them (the command and path guards of looplab).
+
+Lines are judged as before a tool call, in one workspace (``guard_workspace``); nothing runs. A
+case a guard gets wrong stays in its file with ``xfail: <reason>`` (a strict expected failure: a
+fix fails the test until the mark is removed). Case names are stable: a case is found by
+``<set>/<rule>/<name>``, never by its position.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from guard_workspace import make
+
+from harness import HarnessConfig, LocalWorkspace, get_preset
+from harness.messages import ToolCall
+from harness.rules import CASES_DIR, case_files
+from harness.security.commands import CommandGuard, check_command
+from harness.security.paths import PathGuard
+from harness.state import RunState
+
+
+def _params(section: str) -> list:
+    out = []
+    for rule, path in case_files(section):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for kind in ("ruleid", "ok"):
+            for name, case in (data.get(kind) or {}).items():
+                line, reason = (case["line"], case.get("xfail")) if isinstance(case, dict) else (case, None)
+                marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+                out.append(pytest.param(rule, kind, line, id=f"{section}/{rule}/{name}", marks=marks))
+    return out
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make(tmp_path_factory.mktemp("guards"))
+
+
+@cache
+def _guards() -> tuple[CommandGuard, PathGuard]:
+    preset = get_preset("looplab")
+    return CommandGuard(preset.command_guard), PathGuard(preset.path_guard)
+
+
+def _stops(ws: Path, tool: str, arguments: dict[str, Any]) -> dict[str, str]:
+    """What each looplab guard answers to the call: ``{"command": rule, "path": rule}`` for those that stop it."""
+    run = RunState(HarnessConfig(), LocalWorkspace(str(ws)), [])
+    call = ToolCall(id="c", name=tool, arguments=arguments)
+    out = {}
+    for name, guard in zip(("command", "path"), _guards(), strict=True):
+        outcome = asyncio.run(guard.before_tool(run, call))
+        if outcome is not None:
+            out[name] = str(outcome.metadata.get("blocked_pattern") or outcome.metadata.get("path_rule"))
+    return out
+
+
+def _bash(ws: Path, line: str) -> dict[str, str]:
+    return _stops(ws, "bash", {"command": line.replace("{outside}", str(ws.parent / "outside"))})
+
+
+@pytest.mark.parametrize(("rule", "kind", "line"), _params("shell_commands"))
+def test_shell_command_rule_cases(ws: Path, rule: str, kind: str, line: str) -> None:
+    stopped = _bash(ws, line)
+    if kind == "ruleid":
+        assert stopped.get("command") == rule, (line, stopped)
+    else:
+        assert not stopped, (line, stopped)
+
+
+@pytest.mark.parametrize(("rule", "kind", "line"), _params("paths"))
+def test_path_rule_cases(ws: Path, rule: str, kind: str, line: str) -> None:
+    stopped = _stops(ws, "read_file", {"path": line}) if rule == "file-tool-path" else _bash(ws, line)
+    if kind == "ruleid":
+        assert stopped.get("path") == rule, (line, stopped)
+    else:
+        assert not stopped, (line, stopped)
+
+
+@pytest.mark.parametrize(("rule", "kind", "line"), _params("seed_commands"))
+def test_seed_command_rule_cases(rule: str, kind: str, line: str) -> None:
+    verdict = check_command(line)
+    assert (verdict.pattern_id if verdict.blocked else None) == (rule if kind == "ruleid" else None), line
+
+
+def test_every_case_file_names_a_rule_of_its_set() -> None:
+    from harness.rules.listing import rules
+
+    known = {(r.section, r.id) for r in rules()}
+    files = [(p.parent.name, p.stem) for p in CASES_DIR.glob("*/*.yaml")]
+    assert files and all(f in known for f in files), sorted(set(files) - known)
+
+
+def test_every_case_is_one_line_or_a_line_with_a_reason() -> None:
+    for path in CASES_DIR.glob("*/*.yaml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert set(data) <= {"ruleid", "ok"}, path
+        for cases in data.values():
+            for case in cases.values():  # a YAML slip (an unquoted `: `) would make a case a mapping
+                assert isinstance(case, str) and case.strip() or set(case) == {"line", "xfail"}, (path, case)
