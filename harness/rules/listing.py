@@ -31,6 +31,7 @@ RULE_FILES: list[tuple[str, str, tuple[str, ...]]] = [
     ("seed_commands", "destructive_commands.yaml", ("blocked",)),
     ("shell_commands", "destructive_commands.yaml", ("shell_rules",)),
     ("paths", "paths.yaml", ("rules",)),
+    ("loops", "loops.yaml", ("rules",)),
 ]
 """``(set, file under harness/rules, sections of the file that hold its rules)``."""
 

@@ -2,7 +2,7 @@
 (``harness.shell.wrappers``), one file reached from another directory or through a computed working
 directory (``harness.shell.cwd``), and volatile tokens that are not clocks (``loop_volatile_ids``). The
 end-to-end cases (the looplab control over whole call sequences) are in
-``shell_cases/heldout5_loops.yaml``, run by ``test_loop_meaning.py``.
+``harness/rules/cases/loops/``, run by ``test_loop_rules.py``.
 
     .venv/bin/python -m pytest -q -p no:xdist tests/harness/test_loop_wrappers.py
 """
