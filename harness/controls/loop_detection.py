@@ -3,6 +3,8 @@
 Warn, then intervene, then stop: the model gets a chance to self-correct before the circuit
 breaker ends the run. The detectors themselves are pure functions in ``loop_detectors``; this
 control records each call, asks them, and rewrites the tool result the model will see.
+
+Source: seed 004, "Models get stuck ... ToolLoopDetector" (rules: harness/rules/loops.yaml).
 """
 
 from __future__ import annotations

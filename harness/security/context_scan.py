@@ -22,6 +22,8 @@ partial clean-up would leave the attacker's remaining text in the prompt). It lo
 Findings name the kind of problem and a line, never the matched text: quoting the attacker's
 words in the BLOCKED notice would put them back into the prompt. Patterns are data
 (``context_scan_patterns.yaml``).
+
+Source: seed 004, ``scan_context_file`` (``INJECTION_PATTERNS``, ``INVISIBLE_UNICODE``, ``EXFIL_PATTERNS``).
 """
 
 from __future__ import annotations

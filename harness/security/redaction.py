@@ -11,6 +11,8 @@ Markdown, psql/mysql and aligned tables under a secret header; ``redaction_calls
 setters and calls named for a credential; ``redaction_records``: key-shaped values in data rows
 without a header, beside the account they belong to). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
+
+Source: seed 004, "API keys and tokens must never appear in logs" (``SENSITIVE_PATTERNS``, ``redact_for_log``).
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ nested shells, ``xargs``, ``find -exec`` and loops, spells out what the line fix
 (``shell_line``), and tries the rules in order on each command; ``rule_plugins`` holds the
 checks a table of flags cannot say. An interpreter one-liner's string literals are judged as
 command lines of their own when its code starts a process (``os.system``, ``execSync``).
+
+Source: seed 004, "before_tool_call hook with regex blocklist for rm -rf, git push --force, DROP TABLE", read as shell.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ context-file scanner, so they never disagree about what a line runs:
   guard), interpreters and the code they are given.
 
 This package imports nothing from the rest of ``harness`` but itself.
+
+Source: beyond the seeds: seed 004's regex blocklist and ``ToolLoopDetector`` compare text; a shell reads a line otherwise.
 """
 
 from harness.shell.runs import expand
