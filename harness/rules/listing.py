@@ -32,6 +32,10 @@ RULE_FILES: list[tuple[str, str, tuple[str, ...]]] = [
     ("shell_commands", "destructive_commands.yaml", ("shell_rules",)),
     ("paths", "paths.yaml", ("rules",)),
     ("loops", "loops.yaml", ("rules",)),
+    ("context", "context_scan_patterns.yaml", ("injection", "injection_variants", "signals", "signals_variants",
+                                               "command_signals", "hidden_channel", "hidden_channel_variants",
+                                               "document", "exfiltration", "exfiltration_remote")),
+    ("secrets", "redaction_patterns.yaml", ("secrets",)),
 ]
 """``(set, file under harness/rules, sections of the file that hold its rules)``."""
 
