@@ -111,15 +111,3 @@ def compile_extra(patterns: tuple[str, ...], what: str, flags: int = re.IGNORECA
         except re.error as e:
             raise PatternFileError(f"{what}: bad regex {p!r}: {e}") from e
     return tuple(out)
-
-
-@cache
-def load_texts(name_or_path: str, section: str, text_key: str) -> dict[str, str]:
-    """``{id: text}`` from ``section`` of a YAML file: a list of ``{id, <text_key>}`` (no regex)."""
-    path, entries = _section(name_or_path, section)
-    out: dict[str, str] = {}
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or "id" not in entry or text_key not in entry:
-            raise PatternFileError(f"{path}: {section}[{i}]: each entry needs 'id' and {text_key!r}")
-        out[str(entry["id"])] = str(entry[text_key])
-    return out

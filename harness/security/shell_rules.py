@@ -24,7 +24,7 @@ from typing import Any
 from harness.security.patterns import PatternFileError, read_rule_file
 from harness.security.rule_plugins import PLUGINS, Context
 from harness.security.shell_line import Line
-from harness.shell import SimpleCommand, expand, parse, program
+from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
 from harness.shell.code import is_interpreter, strings
 from harness.shell.code_literals import dynamic_calls, mask
@@ -164,28 +164,6 @@ def _after_sub(prog: str, args: list[str], subs: list[str], value_options: tuple
     return None
 
 
-def split_options(args: list[str], value_options: tuple[str, ...] | set[str] = ()) -> tuple[set[str], list[str]]:
-    """Short flag letters (of every ``-xyz`` cluster), long flags (without ``=value``) and the
-    operands; an option in ``value_options`` (short or long) takes the next word as its value."""
-    flags: set[str] = set()
-    operands: list[str] = []
-    done = skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif done or not a.startswith("-") or a == "-":
-            operands.append(a)
-        elif a == "--":
-            done = True
-        elif a.startswith("--"):
-            flags.add(a.split("=", 1)[0])
-            skip = a in value_options
-        else:
-            flags.update(a[1:])
-            skip = a in value_options
-    return flags, operands
-
-
 def has(flags: set[str], name: str) -> bool:
     """``name`` among ``flags``; a long option also when abbreviated to a prefix of five
     characters or more (GNU getopt and git take any unambiguous prefix: ``--recur``, ``--har``)."""
@@ -195,7 +173,7 @@ def has(flags: set[str], name: str) -> bool:
 
 
 def _options_hold(e: dict[str, Any], rest: list[str], patterns: dict[str, re.Pattern[str]]) -> bool:
-    flags, operands = split_options(rest, set(e.get("value_options", ())))
+    flags, operands = split_flags(rest, set(e.get("value_options", ())))
     if not all(any(has(flags, f) for f in group) for group in e.get("flags", ())):
         return False
     if any(has(flags, f) for f in e.get("not_flags", ())):
@@ -264,4 +242,4 @@ def _rule(path: object, i: int, entry: Any, patterns: dict[str, re.Pattern[str]]
                      bool(entry.get("new_files_allowed", False)))
 
 
-__all__ = ["RuleSet", "ShellRule", "has", "judge", "judge_command", "rule_set", "split_options"]
+__all__ = ["RuleSet", "ShellRule", "has", "judge", "judge_command", "rule_set"]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import cache
+from typing import Any
 from urllib.parse import unquote
 
 from harness.shell.code import STRING, is_interpreter
@@ -25,11 +27,8 @@ from harness.shell.code_paths import computed_paths
 from harness.shell.runs import expand, shells
 from harness.shell.syntax import SimpleCommand, parse
 from harness.shell.words import Scope, assign, expand_word, from_parent
-from harness.shell.wrappers import program
+from harness.shell.wrappers import program, programs
 
-_TEXT_ONLY = {"echo", "printf", "true", "false", ":", "sleep", "export", "unset", "alias", "read",
-              "expr", "seq", "date", "which", "type", "exit", "return", "shift", "local", "declare",
-              "let", "wait", "kill", "jobs", "set", "hash", "help", "history", "getopts", "trap"}
 _GLOB = re.compile(r"[*?\[]")
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME\})")
 
@@ -126,7 +125,7 @@ def _words(cmd: SimpleCommand) -> list[tuple[str, str]]:
     """The words of one command that may name files, each with how it names one."""
     words = [(w, REDIRECTION) for w in _redirect_words(cmd)]
     prog = program(cmd.argv)
-    if prog in _TEXT_ONLY:
+    if prog in _table()["text_only"]:
         return words
     if is_interpreter(prog):
         code = interpreter_code(cmd)
@@ -143,22 +142,22 @@ def _words(cmd: SimpleCommand) -> list[tuple[str, str]]:
         option = a.split("=", 1)[0] if a.startswith("-") else cmd.argv[i - 1]
         if a.startswith("-"):
             a = a.split("=", 1)[1] if "=" in a else ""
-        if params and i >= params and a.startswith("/") and option not in _FILE_OPTS:
+        if params and i >= params and a.startswith("/") and option not in _table()["runner_file_options"]:
             continue  # an absolute parameter of the workspace's own code (see _parameters_from)
         words.append((a, ARGUMENT))
     return words
 
 
-_SCRIPT_VALUE_OPTS = {"-W", "-X", "-Q", "-r", "--require", "--loader", "--import", "-I", "-o", "-O",
-                      "--rcfile", "--init-file"}
-_TARGET_RUNNERS = {"make", "gmake", "just", "rake", "invoke", "task"}
-"""Programs whose operands are targets of the project's own recipes (``-f``/``-C`` values still checked)."""
-_SCRIPT_RUNNERS = {"npm", "pnpm", "yarn", "bun"}
-"""Package managers that run a script the project defines (``npm run NAME ARGS``)."""
-_FILE_OPTS = {"-C", "-f", "--file", "--directory", "--makefile", "--justfile", "--working-directory", "-I",
-              "--include-dir", "--prefix", "--cwd", "--dir"}
-"""Options whose value the runner itself opens or enters (``make -C DIR``, ``npm --prefix DIR``)."""
-_CODE_OR_MODULE = {"-m", "-c", "-e", "-E", "--eval", "-p", "--print"}
+@cache
+def _table() -> dict[str, Any]:
+    """The path guard's reading of programs (``programs.yaml``, ``file_arguments``), as sets."""
+    t = programs()["file_arguments"]
+    out: dict[str, Any] = {k: frozenset(v) for k, v in t.items() if isinstance(v, list)}
+    scripted = {name: tuple(frozenset(spec.get(k, ())) for k in ("pattern", "from_file", "one", "two"))
+                for name, spec in t["pattern_operands"].items()}
+    scripted.update({alias: scripted[name] for alias, name in t["pattern_operand_aliases"].items()})
+    out["pattern_operands"] = scripted
+    return out
 
 
 def _parameters_from(argv: list[str]) -> int:
@@ -176,17 +175,17 @@ def _parameters_from(argv: list[str]) -> int:
     if _workspace_file(argv[0], need_slash=True):
         return 1
     prog = program(argv)
-    if prog in _TARGET_RUNNERS:  # make deploy /srv/app: targets and parameters of the project's own recipes
+    if prog in _table()["target_runners"]:  # make deploy /srv/app: targets and parameters of the project's own recipes
         return 1
-    if prog in _SCRIPT_RUNNERS and len(argv) > 2 and argv[1] in ("run", "run-script", "start", "test"):
+    if prog in _table()["script_runners"] and len(argv) > 2 and argv[1] in ("run", "run-script", "start", "test"):
         return 3 if argv[1] in ("run", "run-script") else 2  # npm run export -- /var/lib/x
     if prog not in shells() and not is_interpreter(prog):
         return 0
     i = 1
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        if argv[i] in _CODE_OR_MODULE:  # a module (python -m json.tool FILE) or code: not a script
+        if argv[i] in _table()["code_or_module"]:  # a module (python -m json.tool FILE) or code: not a script
             return 0
-        i += 2 if argv[i] in _SCRIPT_VALUE_OPTS else 1
+        i += 2 if argv[i] in _table()["script_valued"] else 1
     return i + 1 if i < len(argv) and _workspace_file(argv[i], need_slash=False) else 0
 
 
@@ -197,28 +196,13 @@ def _workspace_file(word: str, need_slash: bool) -> bool:
     return ".." not in word.split("/")
 
 
-# Text tools whose pattern or program is an operand: program -> (options whose value is a pattern
-# or program, options whose value is a file holding it, options taking one value, options taking two).
-_SCRIPTED: dict[str, tuple[set[str], set[str], set[str], set[str]]] = {
-    "grep": ({"-e", "--regexp"}, {"-f", "--file"}, {"-m", "-A", "-B", "-C", "-d", "-D", "--max-count", "--context",
-                                                  "--label", "--color", "--colour"}, set()),
-    "rg": ({"-e", "--regexp"}, {"-f", "--file"}, {"-m", "-A", "-B", "-C", "-g", "-t", "-T", "--glob", "--type",
-                                                "--max-count", "-j", "-M", "--type-add"}, set()),
-    "sed": ({"-e", "--expression"}, {"-f", "--file"}, {"-l", "--line-length"}, set()),
-    "awk": (set(), {"-f", "--file"}, {"-v", "-F", "--assign", "--field-separator"}, set()),
-    "jq": (set(), {"-f", "--from-file"}, {"--indent", "--tab"}, {"--arg", "--argjson", "--slurpfile", "--rawfile"}),
-}
-_SCRIPTED.update({"egrep": _SCRIPTED["grep"], "fgrep": _SCRIPTED["grep"], "gsed": _SCRIPTED["sed"], "ag": _SCRIPTED["grep"],
-                  "ack": _SCRIPTED["grep"], "gawk": _SCRIPTED["awk"], "mawk": _SCRIPTED["awk"], "nawk": _SCRIPTED["awk"],
-                  "yq": _SCRIPTED["jq"], "gojq": _SCRIPTED["jq"], "jaq": _SCRIPTED["jq"]})
-
-
 def _script_operands(prog: str, argv: list[str]) -> set[int]:
     """Indices in ``argv`` of the pattern or program a text tool is given (``-e`` values, or its
     first operand when no ``-e``/``-f`` gives one): text it matches or runs, never a file it opens."""
-    if prog not in _SCRIPTED or prog == "rg" and "--files" in argv:  # rg --files DIR: no pattern
+    scripted = _table()["pattern_operands"]
+    if prog not in scripted or prog == "rg" and "--files" in argv:  # rg --files DIR: no pattern
         return set()
-    inline, from_file, one, two = _SCRIPTED[prog]
+    inline, from_file, one, two = scripted[prog]
     out, given, first, i = set(), False, None, 1
     while i < len(argv):
         a = argv[i]

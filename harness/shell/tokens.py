@@ -81,7 +81,8 @@ def _shlex(text: str) -> list[str]:
 
 def split_flags(args: list[str], value_opts: frozenset[str] | set[str] = frozenset()) -> tuple[set[str], list[str]]:
     """Short flag letters (of every ``-xyz`` cluster), long flags (without ``=value``) and the
-    operands; an option in ``value_opts`` takes the next word as its value (not an operand)."""
+    operands; an option in ``value_opts`` (short or long, its value not attached) takes the next
+    word as its value (not an operand)."""
     flags: set[str] = set()
     operands: list[str] = []
     done = skip = False
@@ -94,6 +95,7 @@ def split_flags(args: list[str], value_opts: frozenset[str] | set[str] = frozens
             done = True
         elif a.startswith("--"):
             flags.add(a.split("=", 1)[0])
+            skip = a in value_opts
         else:
             flags.update(a[1:])
             skip = a in value_opts
