@@ -18,7 +18,7 @@ import re
 
 from harness.shell.paths import path_key
 from harness.shell.syntax import parse
-from harness.shell.words import Scope, assign, expand_word
+from harness.shell.words import Scope, assign, expand_word, span_end
 from harness.shell.wrappers import programs
 
 _RELATIVE = re.compile(r"^(?![/~$-])[\w.@%+,:*?/-]+$")
@@ -149,20 +149,11 @@ def substitutions(word: str) -> list[str]:
     """The text of each top-level ``$( )`` or backquoted substitution in ``word``."""
     out, i = [], 0
     while i < len(word):
-        if word[i] == "`":
-            end = word.find("`", i + 1)
-            end = len(word) if end < 0 else end
-            out.append(word[i + 1:end])
-            i = end + 1
-        elif word.startswith("$(", i) and not word.startswith("$((", i):
-            depth, j = 0, i + 1
-            while j < len(word):
-                depth += {"(": 1, ")": -1}.get(word[j], 0)
-                if depth == 0:
-                    break
-                j += 1
-            out.append(word[i + 2:j])
-            i = j + 1
+        if word[i] == "`" or word.startswith("$(", i) and not word.startswith("$((", i):
+            start, end = i + (1 if word[i] == "`" else 2), span_end(word, i)
+            closed = end <= len(word) and word[end - 1] == ("`" if word[i] == "`" else ")") and end - 1 >= start
+            out.append(word[start:end - 1] if closed else word[start:end])
+            i = end
         else:
             i += 1
     return out

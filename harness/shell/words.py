@@ -63,7 +63,7 @@ def expand_word(word: str, scope: Scope, depth: int = 0) -> str | None:
         elif ch == '"':
             i += 1
         elif ch == "`" or word.startswith("$(", i):
-            end = _span_end(word, i)
+            end = span_end(word, i)
             inner = word[i + 1:end - 1] if ch == "`" else word[i + 2:end - 1]
             if inner.startswith("("):  # $(( arithmetic ))
                 return None
@@ -105,7 +105,7 @@ def assign(text: str, scope: Scope) -> None:
         scope.parent_built.discard(name)
 
 
-def _span_end(word: str, start: int) -> int:
+def span_end(word: str, start: int) -> int:
     """Index just past the substitution starting at ``start`` (``$(...)`` or a backtick pair)."""
     if word[start] == "`":
         end = word.find("`", start + 1)
@@ -239,7 +239,7 @@ def _mask_substitutions(text: str) -> tuple[str, list[str]]:
         elif ch == "'" and not quote:
             quote = "'"
         elif ch == "`" or text.startswith("$(", i):
-            end = _span_end(text, i)
+            end = span_end(text, i)
             spans.append(text[i:end])
             out.append(f"__LLSUB{len(spans) - 1}__")
             i = end
