@@ -34,7 +34,8 @@ RULE_FILES: list[tuple[str, str, tuple[str, ...]]] = [
     ("loops", "loops.yaml", ("rules",)),
     ("context", "context_scan_patterns.yaml", ("injection", "injection_variants", "signals", "signals_variants",
                                                "command_signals", "hidden_channel", "hidden_channel_variants",
-                                               "document", "exfiltration", "exfiltration_remote")),
+                                               "document", "exfiltration", "exfiltration_remote", "network_send",
+                                               "checks")),
     ("secrets", "redaction_patterns.yaml", ("secrets",)),
 ]
 """``(set, file under harness/rules, sections of the file that hold its rules)``."""

@@ -112,5 +112,9 @@ def test_every_case_is_one_line_or_a_line_with_a_reason() -> None:
                 if path.parent.name == "loops":  # a sequence of [tool, arguments, output] calls
                     calls = case["calls"] if isinstance(case, dict) else case
                     assert isinstance(calls, list) and all(len(c) == 3 for c in calls), (path, case)
+                elif path.parent.name == "context":  # a context file, framed or whole, or files together
+                    assert {"text", "header", "files"} & set(case), (path, case)
+                    assert set(case) <= {"text", "header", "where", "files", "blocks", "frame", "name", "scanner",
+                                         "xfail"}, (path, case)
                 else:
                     assert isinstance(case, str) and case.strip() or set(case) == {"line", "xfail"}, (path, case)
