@@ -36,7 +36,7 @@ RULE_FILES: list[tuple[str, str, tuple[str, ...]]] = [
                                                "command_signals", "hidden_channel", "hidden_channel_variants",
                                                "document", "exfiltration", "exfiltration_remote", "network_send",
                                                "checks")),
-    ("secrets", "redaction_patterns.yaml", ("secrets",)),
+    ("secrets", "redaction_patterns.yaml", ("secrets", "checks")),
 ]
 """``(set, file under harness/rules, sections of the file that hold its rules)``."""
 

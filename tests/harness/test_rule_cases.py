@@ -112,6 +112,8 @@ def test_every_case_is_one_line_or_a_line_with_a_reason() -> None:
                 if path.parent.name == "loops":  # a sequence of [tool, arguments, output] calls
                     calls = case["calls"] if isinstance(case, dict) else case
                     assert isinstance(calls, list) and all(len(c) == 3 for c in calls), (path, case)
+                elif path.parent.name == "secrets":  # a text with its secret, or a text that stays
+                    assert isinstance(case, str) or {"text", "secret"} <= set(case) <= {"text", "secret", "xfail"}
                 elif path.parent.name == "context":  # a context file, framed or whole, or files together
                     assert {"text", "header", "files"} & set(case), (path, case)
                     assert set(case) <= {"text", "header", "where", "files", "blocks", "frame", "name", "scanner",
