@@ -20,7 +20,7 @@ import yaml
 from case_params import prompt_of_files, scan_as_looplab
 
 from harness import get_preset
-from harness.rules import CASES_DIR, case_files
+from harness.rules import CASES_DIR, cases
 from harness.security.context_scan import scan_context_file, scan_many
 
 FRAMES: dict[str, str] = yaml.safe_load((CASES_DIR / "context_frames.yaml").read_text(encoding="utf-8"))
@@ -28,14 +28,9 @@ NOTHING = "Nothing special."
 
 
 def _params() -> list:
-    out = []
-    for rule, path in case_files("context"):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for kind in ("ruleid", "ok"):
-            for name, case in (data.get(kind) or {}).items():
-                marks = [pytest.mark.xfail(reason=case["xfail"], strict=True)] if "xfail" in case else []
-                out.append(pytest.param(rule, kind, case, id=f"context/{rule}/{name}", marks=marks))
-    return out
+    return [pytest.param(rule, kind, case, id=f"context/{rule}/{name}",
+                         marks=[pytest.mark.xfail(reason=case["xfail"], strict=True)] if "xfail" in case else [])
+            for rule, kind, name, case in cases("context")]
 
 
 def _document(case: dict[str, Any]) -> str:

@@ -19,7 +19,7 @@ import yaml
 
 from harness import Agent, LocalWorkspace, get_preset
 from harness.controls import loop_detectors
-from harness.rules import RULES_DIR, case_files
+from harness.rules import RULES_DIR, cases
 from harness.testing import FunctionModel, call
 from harness.tools import Tool, ToolOutcome
 
@@ -29,13 +29,10 @@ REPEATS = 6
 
 def _params() -> list:
     out = []
-    for rule, path in case_files("loops"):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for kind in ("ruleid", "ok"):
-            for name, case in (data.get(kind) or {}).items():
-                calls, reason = (case["calls"], case["xfail"]) if isinstance(case, dict) else (case, None)
-                marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-                out.append(pytest.param(rule, kind, calls, id=f"loops/{rule}/{name}", marks=marks))
+    for rule, kind, name, case in cases("loops"):
+        calls, reason = (case["calls"], case["xfail"]) if isinstance(case, dict) else (case, None)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        out.append(pytest.param(rule, kind, calls, id=f"loops/{rule}/{name}", marks=marks))
     return out
 
 

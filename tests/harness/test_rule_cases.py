@@ -26,7 +26,7 @@ from guard_workspace import make
 
 from harness import HarnessConfig, LocalWorkspace, get_preset
 from harness.messages import ToolCall
-from harness.rules import CASES_DIR, case_files
+from harness.rules import CASES_DIR, cases
 from harness.security.commands import CommandGuard, check_command
 from harness.security.paths import PathGuard
 from harness.state import RunState
@@ -34,13 +34,10 @@ from harness.state import RunState
 
 def _params(section: str) -> list:
     out = []
-    for rule, path in case_files(section):
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        for kind in ("ruleid", "ok"):
-            for name, case in (data.get(kind) or {}).items():
-                line, reason = (case["line"], case.get("xfail")) if isinstance(case, dict) else (case, None)
-                marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-                out.append(pytest.param(rule, kind, line, id=f"{section}/{rule}/{name}", marks=marks))
+    for rule, kind, name, case in cases(section):
+        line, reason = (case["line"], case.get("xfail")) if isinstance(case, dict) else (case, None)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        out.append(pytest.param(rule, kind, line, id=f"{section}/{rule}/{name}", marks=marks))
     return out
 
 
@@ -107,8 +104,8 @@ def test_every_case_is_one_line_or_a_line_with_a_reason() -> None:
     for path in CASES_DIR.glob("*/*.yaml"):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         assert set(data) <= {"ruleid", "ok"}, path
-        for cases in data.values():
-            for case in cases.values():  # a YAML slip (an unquoted `: `) would make a case a mapping
+        for named in data.values():
+            for case in named.values():  # a YAML slip (an unquoted `: `) would make a case a mapping
                 if path.parent.name == "loops":  # a sequence of [tool, arguments, output] calls
                     calls = case["calls"] if isinstance(case, dict) else case
                     assert isinstance(calls, list) and all(len(c) == 3 for c in calls), (path, case)

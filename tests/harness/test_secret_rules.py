@@ -13,22 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 
-from harness.rules import case_files
+from harness.rules import cases
 from harness.security.redaction import _redact_uncached as redact
 from harness.security.redaction import passes
 
 
 def _params() -> list:
     out = []
-    for rule, path in case_files("secrets"):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for kind in ("ruleid", "ok"):
-            for name, case in (data.get(kind) or {}).items():
-                case = case if isinstance(case, dict) else {"text": case}
-                marks = [pytest.mark.xfail(reason=case["xfail"], strict=True)] if "xfail" in case else []
-                out.append(pytest.param(rule, kind, case, id=f"secrets/{rule}/{name}", marks=marks))
+    for rule, kind, name, case in cases("secrets"):
+        case = case if isinstance(case, dict) else {"text": case}
+        marks = [pytest.mark.xfail(reason=case["xfail"], strict=True)] if "xfail" in case else []
+        out.append(pytest.param(rule, kind, case, id=f"secrets/{rule}/{name}", marks=marks))
     return out
 
 
