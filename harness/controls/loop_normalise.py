@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from functools import lru_cache
 from typing import Any
 
 from harness.controls.loop_names import flat, name_keys
@@ -75,13 +76,14 @@ def call_equals_flags(args: dict[str, Any], shell_args: tuple[str, ...] = ("comm
     return found
 
 
+@lru_cache(maxsize=4096)
 def shell_key(command: str, root: str | None = None, bind: frozenset[str] = frozenset()) -> str:
     """A command line with the same meaning gives the same key: for each simple command, the
     program (``harness.shell.meaning.program_key``: ``./run.sh`` = ``run.sh``, ``/usr/bin/git`` = ``git``,
     ``sh run.sh`` = ``run.sh``), its operands in order (paths in normal form), and its flags as a
     set (``-rn``, ``-r -n`` and ``-n -r`` are one; ``-n5`` = ``-n 5``). Quotes are
     removed the way the shell removes them (the shell model, ``harness.shell``). Unparseable lines
-    are compared with whitespace collapsed."""
+    are compared with whitespace collapsed. Cached: a repeated line is keyed once."""
     parsed = parse(command)
     if not parsed.parsed:
         return " ".join(command.split())
@@ -172,15 +174,18 @@ def wrapped_keys(
         command = args.get(k)
         if not isinstance(command, str):
             continue
-        parsed = parse(command)
-        if not parsed.parsed or len(parsed.commands) != 1:
-            continue
-        argv = parsed.commands[0].argv
-        for i in range(1, min(len(argv), _TAIL_WORDS + 1)):
-            if argv[i].startswith("-") or "=" in argv[i]:
-                continue
-            # The tail keyed from the words already parsed (no second parse of the line).
-            tail = " ".join(shlex.quote(w) for w in argv[i:])
-            keyed = json.dumps(commands_key([SimpleCommand(argv[i:])], 0, root))
+        for tail, keyed in _tails(command, root):
             out.append(call_key(name, {**args, k: tail}, shell_args, root, keyed={k: keyed}))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _tails(command: str, root: str | None) -> tuple[tuple[str, str], ...]:
+    """``(tail, its shell key)`` for each tail of a one-command line that starts with a word that is
+    not an option, keyed from the words already parsed (no second parse of the line); cached."""
+    parsed = parse(command)
+    if not parsed.parsed or len(parsed.commands) != 1:
+        return ()
+    argv = parsed.commands[0].argv
+    return tuple((" ".join(shlex.quote(w) for w in argv[i:]), json.dumps(commands_key([SimpleCommand(argv[i:])], 0, root)))
+                 for i in range(1, min(len(argv), _TAIL_WORDS + 1)) if not (argv[i].startswith("-") or "=" in argv[i]))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from harness.security.patterns import PatternFileError, read_rule_file
@@ -91,10 +91,13 @@ class RuleSet:
     """Regexes of the seeds' list still applied to whole lines (``shell_aware: true``)."""
 
 
+@lru_cache(maxsize=4096)
 def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = (),
           rules_file: str = "destructive_commands.yaml") -> tuple[ShellRule | None, bool]:
     """``(rule or None, parsed)``: the first rule a command of the line breaks (rules in
-    ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it)."""
+    ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it).
+    Cached: the verdict on a line depends on the line and the rules only, so a repeated line is
+    judged once."""
     ruleset = rule_set(rules_file)
     parsed = parse(command)
     line = Line(ruleset.patterns["temp_place"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -47,11 +47,12 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     return [(cwd, word) for cwd, word, _ in file_words(command, root)]
 
 
-def file_words(command: str, root: str = "") -> list[tuple[str, str, str]]:
+@lru_cache(maxsize=4096)
+def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]:
     """``path_words`` with how each word names a file: an operand or option value
     (``ARGUMENT``), a redirection the shell opens (``REDIRECTION``), a word the shell computes
     (``COMPUTED``: ``$PWD/..``, ``$(dirname ..)``, a variable), a path in an interpreter's code
-    (``CODE``)."""
+    (``CODE``). Cached: the words of a line depend on the line and the root only."""
     out: dict[tuple[str, str], str] = {}
     cwd = "."
     base = root.rstrip("/") or _STAND_IN_ROOT
@@ -89,7 +90,7 @@ def file_words(command: str, root: str = "") -> list[tuple[str, str, str]]:
         for c in expand(cmd):
             for w, kind in _words(c):
                 add(w, kind)
-    return [(_unstand(c), _unstand(w), kind) for (c, w), kind in out.items() if w]
+    return tuple((_unstand(c), _unstand(w), kind) for (c, w), kind in out.items() if w)
 
 
 _STAND_IN_ROOT = "/__workspace_root__"
