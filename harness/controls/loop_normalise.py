@@ -76,7 +76,7 @@ def call_equals_flags(args: dict[str, Any], shell_args: tuple[str, ...] = ("comm
     return found
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def shell_key(command: str, root: str | None = None, bind: frozenset[str] = frozenset()) -> str:
     """A command line with the same meaning gives the same key: for each simple command, the
     program (``harness.shell.meaning.program_key``: ``./run.sh`` = ``run.sh``, ``/usr/bin/git`` = ``git``,
@@ -179,7 +179,7 @@ def wrapped_keys(
     return out
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _tails(command: str, root: str | None) -> tuple[tuple[str, str], ...]:
     """``(tail, its shell key)`` for each tail of a one-command line that starts with a word that is
     not an option, keyed from the words already parsed (no second parse of the line); cached."""

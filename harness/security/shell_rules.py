@@ -91,7 +91,7 @@ class RuleSet:
     """Regexes of the seeds' list still applied to whole lines (``shell_aware: true``)."""
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = (),
           rules_file: str = "destructive_commands.yaml") -> tuple[ShellRule | None, bool]:
     """``(rule or None, parsed)``: the first rule a command of the line breaks (rules in

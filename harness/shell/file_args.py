@@ -47,7 +47,7 @@ def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     return [(cwd, word) for cwd, word, _ in file_words(command, root)]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]:
     """``path_words`` with how each word names a file: an operand or option value
     (``ARGUMENT``), a redirection the shell opens (``REDIRECTION``), a word the shell computes

@@ -35,7 +35,7 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _MAX_INPUT = 20_000
 """Longer command lines are tokenized, not parsed (bashlex is recursive and slow on huge input)."""
-CACHE_SIZE = 4096
+CACHE_SIZE = 1024
 """Distinct lines kept parsed (a long run repeats far fewer distinct lines than this)."""
 
 
