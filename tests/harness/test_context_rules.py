@@ -21,10 +21,12 @@ from case_params import prompt_of_files, scan_as_looplab
 
 from harness import get_preset
 from harness.rules import CASES_DIR, cases
+from harness.rules.listing import rules
 from harness.security.context_scan import scan_context_file, scan_many
 
 FRAMES: dict[str, str] = yaml.safe_load((CASES_DIR / "context_frames.yaml").read_text(encoding="utf-8"))
 NOTHING = "Nothing special."
+KNOWN = {r.id for r in rules() if r.section == "context"}
 
 
 def _params() -> list:
@@ -49,6 +51,7 @@ def test_context_rule_cases(rule: str, kind: str, case: dict[str, Any], tmp_path
     name = case.get("name", "AGENTS.md")
     result = scan_context_file(_document(case), name) if case.get("scanner") == "seed" \
         else scan_as_looplab(_document(case), name)
+    assert set(result.rules) <= KNOWN, result.rules  # every finding names a rule of the data
     if kind == "ruleid":
         assert not result.safe and rule in result.rules, (result.rules, result.issues)
     else:

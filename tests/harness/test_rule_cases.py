@@ -117,3 +117,24 @@ def test_every_case_is_one_line_or_a_line_with_a_reason() -> None:
                                          "xfail"}, (path, case)
                 else:
                     assert isinstance(case, str) and case.strip() or set(case) == {"line", "xfail"}, (path, case)
+
+
+def test_rule_ids_made_by_code_are_rules_of_the_data() -> None:
+    """The path guard, the context scanner and redaction name the rule behind a finding from code
+    (how a word names a file, a check, a pass): each such id is a rule of its set's file."""
+    import inspect
+
+    from harness.rules.listing import rules
+    from harness.security import context_scan, paths, redaction
+    from harness.shell import file_args
+
+    known = {(r.section, r.id) for r in rules()}
+    path_ids = {file_args.ARGUMENT, file_args.REDIRECTION, file_args.COMPUTED, file_args.CODE, paths.FILE_TOOL_RULE}
+    assert {("paths", i) for i in path_ids} <= known
+    assert {("secrets", rule) for rule, _ in redaction._PASSES} <= known
+    # the scanner's checks are the quoted ids of its findings that are not pattern ids
+    source = inspect.getsource(context_scan)
+    checks = {"invisible-characters", "look-alike-letters", "combined-signals", "endorsed-quote",
+              "hidden-instructions", "encoded-command", "split-order", "configured-pattern"}
+    assert all(f'"{c}"' in source for c in checks)
+    assert {("context", c) for c in checks} <= known
