@@ -29,8 +29,9 @@ from harness.security.context_scan import scan_context_file, split_findings
 
 SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 REPO = Path(__file__).resolve().parent.parent
-KNOWN = ["tests/harness/context_files/benign", "tests/harness/context_files/heldout/benign",
-         "tests/harness/context_files/heldout2/benign", "scenarios/corpus/context_files/benign"]
+KNOWN = ["tests/harness/context_files/benign", "scenarios/corpus/context_files/benign"]
+"""Folders of benign context files; with the whole benign files among the context rules' ``ok``
+cases (``harness/rules/cases/context``), the known corpus."""
 NAME_PAIRS = [("AGENTS.md", "TOOLS.md"), ("CLAUDE.md", "MEMORY.md"), ("SOUL.md", "BOOTSTRAP.md")]
 _NAMED = re.compile(r"(?<![\w/.-])([\w.-]+\.(?:md|markdown|rst|txt))\b")
 
@@ -71,8 +72,20 @@ def named_pairs(files: list[tuple[Path, str]], stand_ins: int) -> list[tuple[tup
     return out
 
 
-def known_pairs(config: object, verbose: bool) -> None:
+def known_files() -> list[tuple[Path, str]]:
+    import yaml
+
+    from harness.rules import case_files
+
     texts = [(p, p.read_text(encoding="utf-8")) for d in KNOWN for p in sorted((REPO / d).glob("*.md"))]
+    for _, path in case_files("context"):
+        ok = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("ok") or {}
+        texts += [(Path(c["name"]), c["text"]) for c in ok.values() if "name" in c and "frame" not in c]
+    return texts
+
+
+def known_pairs(config: object, verbose: bool) -> None:
+    texts = known_files()
     start, pairs, joint = time.perf_counter(), 0, 0
     for a_name, b_name in NAME_PAIRS:
         for pa, a in texts:

@@ -5,6 +5,8 @@ An output over the threshold is not injected into the context: it is written to
 reference it can follow with ``read_file``. The files live in the workspace (not on the harness
 host) because that is the only place the model's ``read_file`` can reach, sandbox or not.
 Artifacts expire after ``ttl_s`` (seed 003: 1 hour): expired ones are removed on the next put.
+
+Source: seed 003, "When a tool output exceeds 12,000 characters, it is stored in ArtifactStore".
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 A profile is one credential for one model: the router holds several ``(model, profile)`` entries
 per model name and asks the pool which to use. Time comes from an injectable clock so cooldowns
 can be tested without sleeping.
+
+Source: seed 004, ``mark_failure`` cooldowns and ``resolve_profile_order`` "soonest-expiry selection".
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ On a local workspace each file's prompt section is cached under the file's stat 
 (``local_signature``): a system prompt rebuilt every turn reads and scans a file only when it
 changed. Other workspaces (a sandbox reached through ``exec``) read every time, as a stat there
 costs as much as the read.
+
+Source: seed 004, "Sort context files by a fixed priority map, not by filesystem order" (``CONTEXT_FILE_ORDER``).
 """
 
 from __future__ import annotations

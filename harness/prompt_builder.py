@@ -18,6 +18,8 @@ tier three ways: ``extra_sections=`` of ``build_system_prompt``; section provide
 ``prompt.enabled`` off (the security controls' ``mode_prompt_section`` and
 ``security_prompt_section`` are built in; others use ``register_prompt_section``); and
 ``prompt.extra_sections`` (prompt files, tiered prompt only).
+
+Source: seed 004, "TIER 1: FROZEN / TIER 2: SESSION-STABLE / CACHE BOUNDARY MARKER / TIER 3: VOLATILE".
 """
 
 from __future__ import annotations

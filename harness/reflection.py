@@ -4,6 +4,8 @@ Every few turns the model is asked for one paragraph on where the session stands
 is added to the conversation so the next turn can act on it. ``ReflectionEngine.reflect`` always
 returns a ``ReflectionResult``: a stub when the reflection budget is spent, the deadline has
 passed, or the model fails. A reflection is advice, never a reason for the run to fail.
+
+Source: seed 003, ``ReflectionEngine.reflect()`` "always returns a ReflectionResult".
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ On a local workspace the listing (one ``find``) is cached under the stat signatu
 directory and its sub-directories (an added or removed skill changes one of them), and each
 parsed SKILL.md under its own signature: a prompt rebuilt every turn starts no process and parses
 nothing unless a skill changed.
+
+Source: seed 004, "Tier-1 index (~10 tokens/skill) in system prompt; full content loaded on demand".
 """
 
 from __future__ import annotations

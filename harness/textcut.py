@@ -3,6 +3,8 @@
 A leaf module (imports nothing of the harness) so truncation, compaction and the summariser can
 all use it without import cycles. Truncating only the head loses the error at the end of a stack
 trace; this keeps both ends when the tail looks important.
+
+Source: seed 004, ``truncate_tool_result`` and ``has_important_tail``.
 """
 
 from __future__ import annotations

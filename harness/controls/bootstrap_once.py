@@ -7,6 +7,8 @@ a system prompt holding the bootstrap it records the marker (an event, and the t
 record when a transcript is given) and, before every later call, swaps the system message for the
 same prompt built with the marker, i.e. without the bootstrap. Placed after the per-turn prompt
 refresh, so a refresh that re-reads the file is undone before the call.
+
+Source: seed 004, "Don't re-inject 2,000-token bootstrap files on every turn" (``has_received_bootstrap``).
 """
 
 from __future__ import annotations

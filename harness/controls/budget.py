@@ -3,6 +3,8 @@
 Tracking token usage per run is the only way to stop a runaway session before it exhausts the
 budget. The check runs between iterations (before each model call), so every tool call of the
 last turn has its result before the run ends.
+
+Source: seed 004, ``TokenBudget`` "max_input_per_session: kill switch".
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ A model switch puts the next compaction in handoff mode. When compaction keeps d
 ``context_reset`` is on, the history is replaced by a structured handoff (seed 004 Ralph loop).
 
 The work itself lives in ``harness.compaction``; this class decides when, and reports.
+
+Source: seed 000 "80% of n_ctx", seed 001 "90% ... last N messages", seed 004 "Chunked summarization with identifier preservation".
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ objects. Here: on a sprint task (``ContractFirstConfig.task_pattern``) every cal
 something is refused, as a tool result the model reads, until the progress file's current task
 has acceptance criteria; the call that records them gets the criteria back, so the model works
 against them. Reading is never refused: a contract is written after looking at the code.
+
+Source: seed 004 failure table, "Agent overengineers (adds unrequested features)".
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Without this control an empty reply has no tool calls, so the loop takes it as the final answer
 and the run "completes" with nothing done: the naive failure.
+
+Source: seed 000, "If the model produces zero tokens ... appends a nudge message".
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Warn, then intervene, then stop: the model gets a chance to self-correct before the circuit
 breaker ends the run. The detectors themselves are pure functions in ``loop_detectors``; this
 control records each call, asks them, and rewrites the tool result the model will see.
+
+Source: seed 004, "Models get stuck ... ToolLoopDetector" (rules: harness/rules/loops.yaml).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from harness.controls.loop_detectors import (
     stable_hash,
     texts,
 )
-from harness.controls.loop_keywords import without_time_report
 from harness.controls.loop_names import name_keys
 from harness.controls.loop_normalise import (
     call_equals_flags,
@@ -34,6 +35,7 @@ from harness.controls.loop_normalise import (
 )
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
+from harness.shell.keywords import without_time_report
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
 
@@ -112,7 +114,7 @@ class LoopDetection(Control):
         are keyed again with ``--k`` binding the word after it; if the keys meet, the call takes
         the earlier call's hash (and every detector sees one call). Likewise when one call is the
         other with words in front of it that start another command (``wrapped``: a wrapper
-        ``loop_wrappers`` does not know)."""
+        ``harness.shell.wrappers`` does not know)."""
         mine = call_equals_flags(call.arguments)
         seen: set[str] = set()
         keyed: dict[frozenset[str], dict[str, Any]] = {}  # this call's key, per binding

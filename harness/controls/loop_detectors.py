@@ -3,6 +3,8 @@
 Each detector looks at the recent call window (the current call last) and returns a ``Finding``
 or ``None``. They know nothing of the loop or of messages, so each is tested on its own; the
 ``LoopDetection`` control records calls, picks the most severe finding and intervenes.
+
+Source: seed 004 ``ToolLoopDetector.check``; seed 000 "2 identical failing calls within a 4-call window"; seed 001 "doom loop detection".
 """
 
 from __future__ import annotations

@@ -15,31 +15,32 @@ import shlex
 from functools import lru_cache
 from typing import Any
 
-from harness.controls.loop_cwd import Expander, cd_target
-from harness.controls.loop_keywords import passes_through, soften_prefixes
 from harness.controls.loop_names import flat, name_keys
-from harness.controls.loop_paths import path_key
-from harness.controls.loop_reads import READ_KEY, shell_read_path, tool_read_path
-from harness.controls.loop_shell import equals_flags, inline_script, simple_key
 from harness.controls.loop_volatile import mask_volatile
-from harness.security.shell_parse import Parsed, SimpleCommand, parse
+from harness.shell.cwd import Expander, cd_target
+from harness.shell.keywords import passes_through
+from harness.shell.meaning import equals_flags, inline_script, simple_key
+from harness.shell.paths import path_key
+from harness.shell.reads import READ_KEY, shell_read_path, tool_read_path
+from harness.shell.syntax import SimpleCommand, parse
 
 __all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo", "wrapped_keys"]
 
 
 def call_key(
     name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd"),
-    root: str | None = None, bind: frozenset[str] = frozenset(),
+    root: str | None = None, bind: frozenset[str] = frozenset(), keyed: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """What identifies a call: the tool name's words run together in lower case (``run_tests``,
     ``RunTests`` and ``run-tests`` are one name, ``loop_names``), string arguments with
-    whitespace collapsed and paths in normal form (``loop_paths``, ``root``: the workspace), shell
-    command lines by meaning (``shell_key``; ``bind``: long flags that take a value)."""
+    whitespace collapsed and paths in normal form (``harness.shell.paths``, ``root``: the workspace), shell
+    command lines by meaning (``shell_key``; ``bind``: long flags that take a value; ``keyed``:
+    arguments already keyed by the caller)."""
     norm = _Norm(root, bind)
     words = name_keys(name)[0]
-    out = {k: norm.value(v, k in shell_args) for k, v in args.items()}
+    out = {k: keyed[k] if keyed and k in keyed else norm.value(v, k in shell_args) for k, v in args.items()}
     path = _whole_read(words.split(), args, out, shell_args)
-    if path is not None:  # the read tool, `cat`, `less`, `head -n 500`: one read (`loop_reads`)
+    if path is not None:  # the read tool, `cat`, `less`, `head -n 500`: one read (`harness.shell.reads`)
         return {"name": READ_KEY, "args": {"path": path_key(" ".join(path.split()), root)}}
     return {"name": flat(words), "args": out}
 
@@ -67,7 +68,7 @@ class _Norm:
 
 
 def call_equals_flags(args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd")) -> frozenset[str]:
-    """The long flags the call's command lines spell ``--flag=value`` (``loop_shell.equals_flags``)."""
+    """The long flags the call's command lines spell ``--flag=value`` (``harness.shell.meaning.equals_flags``)."""
     found: frozenset[str] = frozenset()
     for k in shell_args:
         if isinstance(args.get(k), str):
@@ -75,30 +76,18 @@ def call_equals_flags(args: dict[str, Any], shell_args: tuple[str, ...] = ("comm
     return found
 
 
+@lru_cache(maxsize=1024)
 def shell_key(command: str, root: str | None = None, bind: frozenset[str] = frozenset()) -> str:
     """A command line with the same meaning gives the same key: for each simple command, the
-    program (``loop_shell.program_key``: ``./run.sh`` = ``run.sh``, ``/usr/bin/git`` = ``git``,
+    program (``harness.shell.meaning.program_key``: ``./run.sh`` = ``run.sh``, ``/usr/bin/git`` = ``git``,
     ``sh run.sh`` = ``run.sh``), its operands in order (paths in normal form), and its flags as a
     set (``-rn``, ``-r -n`` and ``-n -r`` are one; ``-n5`` = ``-n 5``). Quotes are
-    removed the way the shell removes them (bashlex, through ``shell_parse``). Unparseable lines
-    are compared with whitespace collapsed."""
-    parsed = parse_line(command)
+    removed the way the shell removes them (the shell model, ``harness.shell``). Unparseable lines
+    are compared with whitespace collapsed. Cached: a repeated line is keyed once."""
+    parsed = parse(command)
     if not parsed.parsed:
         return " ".join(command.split())
     return json.dumps(commands_key(parsed.commands, 0, root, bind))
-
-
-@lru_cache(maxsize=512)
-def parse_line(command: str) -> Parsed:
-    """``shell_parse.parse``, read through ``time``/``coproc`` (``loop_keywords``), and cached:
-    one call's line is keyed several times (its key, its wrapped tails, pairwise re-keying), and
-    parsing is most of a key's cost. Callers only read the result."""
-    parsed = parse(command)
-    if not parsed.parsed and (softened := soften_prefixes(command)) != command:
-        again = parse(softened)
-        if again.parsed:
-            return again
-    return parsed
 
 
 _NO_WORK = frozenset({"exit", "return", "true", ":"})
@@ -106,11 +95,11 @@ _NO_WORK = frozenset({"exit", "return", "true", ":"})
 
 
 def commands_key(
-    commands: list[SimpleCommand], depth: int, root: str | None = None, bind: frozenset[str] = frozenset(),
+    commands: tuple[SimpleCommand, ...] | list[SimpleCommand], depth: int, root: str | None = None, bind: frozenset[str] = frozenset(),
     cwd: str = "",
 ) -> list[Any]:
     """Each simple command's key, read from the directory the ``cd``s before it moved to
-    (``loop_cwd``: ``cd tools && ./gen.sh`` is ``./tools/gen.sh``)."""
+    (``harness.shell.cwd``: ``cd tools && ./gen.sh`` is ``./tools/gen.sh``)."""
     out: list[Any] = []
     expand = Expander(root)
     root = expand.root
@@ -134,7 +123,7 @@ def commands_key(
             continue
         inner = inline_script(argv)
         if inner is not None and depth < 3:  # `bash -c "make lint"` runs `make lint`
-            parsed = parse_line(inner)
+            parsed = parse(inner)
             if parsed.parsed:
                 out.extend(commands_key(parsed.commands, depth + 1, root, bind, cwd))
                 continue
@@ -175,7 +164,7 @@ def wrapped_keys(
     name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd"), root: str | None = None,
 ) -> list[dict[str, Any]]:
     """The keys of the calls this call would be if the first words of its command line were a
-    wrapper that does not change what runs (``loop_wrappers`` knows the common ones; this covers
+    wrapper that does not change what runs (``harness.shell.wrappers`` knows the common ones; this covers
     the ones it does not: ``tini -- make``, ``coverage run -m pytest``, ``aws-vault exec dev --
     terraform plan``): one key per tail of a one-command line that starts with a word that is not
     an option. ``LoopDetection`` merges two calls when one's key is among the other's, and the
@@ -185,13 +174,18 @@ def wrapped_keys(
         command = args.get(k)
         if not isinstance(command, str):
             continue
-        parsed = parse_line(command)
-        if not parsed.parsed or len(parsed.commands) != 1:
-            continue
-        argv = parsed.commands[0].argv
-        for i in range(1, min(len(argv), _TAIL_WORDS + 1)):
-            if argv[i].startswith("-") or "=" in argv[i]:
-                continue
-            tail = " ".join(shlex.quote(w) for w in argv[i:])
-            out.append(call_key(name, {**args, k: tail}, shell_args, root))
+        for tail, keyed in _tails(command, root):
+            out.append(call_key(name, {**args, k: tail}, shell_args, root, keyed={k: keyed}))
     return out
+
+
+@lru_cache(maxsize=1024)
+def _tails(command: str, root: str | None) -> tuple[tuple[str, str], ...]:
+    """``(tail, its shell key)`` for each tail of a one-command line that starts with a word that is
+    not an option, keyed from the words already parsed (no second parse of the line); cached."""
+    parsed = parse(command)
+    if not parsed.parsed or len(parsed.commands) != 1:
+        return ()
+    argv = parsed.commands[0].argv
+    return tuple((" ".join(shlex.quote(w) for w in argv[i:]), json.dumps(commands_key([SimpleCommand(argv[i:])], 0, root)))
+                 for i in range(1, min(len(argv), _TAIL_WORDS + 1)) if not (argv[i].startswith("-") or "=" in argv[i]))

@@ -6,6 +6,8 @@ subsystem logger. The loop's own ``run.completed`` event stays as it is; the rec
 ``run.record`` with ``event_type`` ``run.completed`` or ``run.error``. With
 ``ObservabilityConfig.record_file`` it is also appended to a JSON-lines run log in the workspace,
 which outlives the process (events and log lines do not).
+
+Source: seed 004, "Instrument every run with these fields" (``AgentRunEvent``).
 """
 
 from __future__ import annotations

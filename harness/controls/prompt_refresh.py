@@ -3,6 +3,8 @@
 Kept as an explicit, switchable behaviour because it is what many harnesses do, and the suite
 measures what it costs: the system message changes every turn, so a server-side prefix cache
 that matches tokens from the start (vLLM) can reuse nothing after it.
+
+Source: seed 004, ``build_system_prompt``: stable tiers above the cache boundary, volatile below.
 """
 
 from __future__ import annotations

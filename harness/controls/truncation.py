@@ -10,6 +10,8 @@ cap is ``max_chars`` or ``max_context_share`` of the window, whichever is smalle
   reference, an outcome of kind ``artifact`` (seed 003 ``ArtifactStore``);
 - ``summarize``: offloaded, and the model sees a summary written by the run's model instead of
   the cut text (seed 002 "route huge tool outputs through a summarizer"); falls back to the cut.
+
+Source: seed 004, "head+tail with smart tail detection" and ``offload_large_result``; seed 003 ``ArtifactStore``.
 """
 
 from __future__ import annotations

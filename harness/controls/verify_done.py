@@ -4,6 +4,8 @@ A model grades its own work too generously: without a check, any reply without a
 the run as done, whether or not the work passes its tests. With this control a final answer is
 accepted only after the harness ran the verification command and it passed; otherwise the
 answer is sent back to the model with the failing output, a bounded number of times.
+
+Source: seed 004 failure table, "Agent declares premature victory".
 """
 
 from __future__ import annotations

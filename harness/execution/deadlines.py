@@ -7,6 +7,8 @@
 - ``WriteGate`` + ``GatedWorkspace``: the tool's view of the workspace; once the gate closes (the
   deadline passed, or the batch is over) writes and commands through it are refused, so a tool
   that ignores cancellation cannot change anything late.
+
+Source: seed 003, "Late-Write Blocking" and "Per-Tool Deadline Propagation".
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@
 
 With ``invalidate_on_write``, a call that is not read-only forgets every earlier success (except
 its own), because the world it read may have changed: reading a file again after a write runs.
+
+Source: seed 003, ``ReplayControl.should_skip()`` "idempotent + prior success -> skip".
 """
 
 from __future__ import annotations

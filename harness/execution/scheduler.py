@@ -4,6 +4,8 @@ Consecutive READ_ONLY calls whose resource keys do not overlap form one parallel
 LOCAL_WRITE, NETWORK or DESTRUCTIVE call (or a call to an unknown tool) is a wave of its own, so
 two writers never interleave and a read never races a write. Waves keep the model's order, and
 results are appended in that order whatever finishes first.
+
+Source: seed 003, ``ToolScheduler`` "READ_ONLY ... parallel wave; LOCAL_WRITE / NETWORK / DESTRUCTIVE ... sequential".
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ Hooks turn rules into enforcement. Five events:
 
 Handlers may be plain or ``async`` functions. Other controls (e.g. a destructive-command
 blocker) can ``register`` into a runner; ``build_hook_runner`` adds the built-in hooks.
+
+Source: seed 004, "Hooks are ... the mechanism that converts AGENTS.md rules into actual enforcement"; seed 002 stop and post-turn hooks.
 """
 
 from __future__ import annotations

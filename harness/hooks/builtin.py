@@ -2,6 +2,8 @@
 
 Success is silent, failure is verbose and corrective (seed 004). Everything runs through the
 ``Workspace``, so the hooks work the same on a local directory and in a sandbox.
+
+Source: seed 004, "Post-edit quality sensor" and "Pre-commit hook (enforced, not suggested)".
 """
 
 from __future__ import annotations

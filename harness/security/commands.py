@@ -4,12 +4,16 @@ Shell tools' command lines are checked before they run; a blocked call is answer
 with the rule's guidance and the original command, so the model learns what to do instead. Only
 the listed shell tools are checked. Two modes (``command_guard.shell_aware``):
 
-- off (the seeds' guard): the regexes of ``destructive_commands.yaml`` over the command text;
+- off (the seeds' guard): the regexes (``blocked``) of ``harness/rules/destructive_commands.yaml``
+  over the command text;
 - on: the line is parsed as shell and each command judged by what the program does with its
-  flags and arguments (``shell_rules``), through wrappers, nested shells, ``xargs``, ``find
-  -exec`` and interpreter one-liners, so a grep for ``'rm -rf'`` is not an rm. A line the parser
-  rejects is read by a tolerant tokenizer and judged the same way: it is blocked when what it
-  runs looks destructive (fail closed) and left alone when it is a plain read-only command.
+  flags and arguments (the ``shell_rules`` of the same file, read by ``shell_rules``), through
+  wrappers, nested shells, ``xargs``, ``find -exec`` and interpreter one-liners, so a grep for
+  ``'rm -rf'`` is not an rm. A line the parser rejects is read by a tolerant tokenizer and judged
+  the same way: it is blocked when what it runs looks destructive (fail closed) and left alone
+  when it is a plain read-only command.
+
+Source: seed 004, "before_tool_call hook: destructive command blocker" (``BLOCKED_PATTERNS``).
 """
 
 from __future__ import annotations
@@ -23,13 +27,10 @@ from harness.controls.base import Control
 from harness.messages import ToolCall
 from harness.prompts import load_prompt
 from harness.security.config import CommandGuardConfig
-from harness.security.patterns import Pattern, load_patterns, load_texts
+from harness.security.patterns import Pattern, load_patterns
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
 from harness.workspace import LocalWorkspace, Workspace, innermost
-
-_SHAPE_PATTERNS = ("fork-bomb",)
-"""Regexes still applied in shell-aware mode: shapes of a whole line, not programs."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class CommandVerdict:
     blocked: bool
     pattern_id: str = ""
     guidance: str = ""
+    new_files_allowed: bool = False
+    """The rule lets a line through whose every emptied file does not exist yet."""
 
 
 def blocked_patterns(patterns_file: str = "destructive_commands.yaml", disabled: tuple[str, ...] = ()) -> list[Pattern]:
@@ -62,19 +65,21 @@ def check_command(command: str, patterns: list[Pattern] | None = None) -> Comman
 def check_shell_command(command: str, patterns_file: str = "destructive_commands.yaml",
                         disabled: tuple[str, ...] = ()) -> CommandVerdict:
     """Whether ``command``, parsed as shell, runs something destructive (the shell-aware guard)."""
-    from harness.security.shell_rules import judge  # bashlex is imported only when this mode is on
+    from harness.security.shell_rules import (  # bashlex is imported only when this mode is on
+        judge,
+        rule_set,
+    )
 
-    shapes = [p for p in blocked_patterns(patterns_file, disabled) if p.id in _SHAPE_PATTERNS]
-    verdict = check_command(command, shapes)
-    if verdict.blocked:
-        return verdict
-    rule, parsed = judge(re.sub(r"\\\r?\n", " ", command), disabled=disabled)
+    for rule_id, shape, guidance in rule_set(patterns_file).shapes:  # shapes of a whole line, not programs
+        if rule_id not in disabled and any(shape.search(v) for v in _variants(command)):
+            return CommandVerdict(True, rule_id, guidance)
+    rule, parsed = judge(command, disabled=disabled, rules_file=patterns_file)
     if rule is None:
         return CommandVerdict(False)
-    guidance = load_texts(patterns_file, "shell_rules", "guidance").get(rule, "")
+    guidance = rule.guidance
     if not parsed:
         guidance += " (The command line could not be parsed as shell; it was judged by its words.)"
-    return CommandVerdict(True, rule, guidance.strip())
+    return CommandVerdict(True, rule.id, guidance.strip(), rule.new_files_allowed)
 
 
 class CommandGuard(Control):
@@ -84,7 +89,11 @@ class CommandGuard(Control):
         self.config = config
         self.patterns = blocked_patterns(config.patterns_file, tuple(config.disabled))
         if config.shell_aware:
-            load_texts(config.patterns_file, "shell_rules", "guidance")  # a bad file fails at start
+            from harness.security.shell_rules import (
+                rule_set,  # the shell parser only when this mode is on
+            )
+
+            rule_set(config.patterns_file)  # a bad file fails at start
 
     def check(self, command: str) -> CommandVerdict:
         """The verdict on one command line, in the configured mode."""
@@ -110,12 +119,12 @@ class CommandGuard(Control):
         """An emptying command whose every target is new (``: > notes.txt`` before notes.txt
         exists) creates empty files and destroys nothing; only the workspace knows which files
         exist, so the shell-aware guard asks it (``shell_new_files``)."""
-        if not self.config.shell_aware or verdict.pattern_id not in ("truncate-file", "script-truncate"):
+        if not self.config.shell_aware or not verdict.new_files_allowed:
             return False
         # Imported here: the shell parser is loaded only by a shell-aware guard.
         from harness.security.shell_new_files import emptied_files
 
-        targets = emptied_files(command)
+        targets = emptied_files(command, self.config.patterns_file)
         return targets is not None and not await _any_exists(run.workspace, targets)
 
 

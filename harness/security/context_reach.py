@@ -4,7 +4,7 @@ code fetched from a bare address executed (context scanner, ``exfil_by_capabilit
 The program does not matter: ``git ls-remote``, ``host``, ``pip --index-url``, ``node -e``, a
 Lua or Tcl socket, ``gawk``'s ``/inet/tcp`` ... every one that can open a connection carries
 whatever is put into its arguments, its standard input or its code. So each command (a code span,
-a line of a fenced block) is parsed as the shell reads it (``shell_parse``, bashlex) and judged
+a line of a fenced block) is parsed as the shell reads it (``harness.shell``, bashlex) and judged
 by data flow, not by name:
 
 - a *secret source*: a credentials file (``.env``, keys, ``~/.aws`` ...) read as data (an
@@ -28,8 +28,7 @@ from collections.abc import Iterator
 
 from harness.security import context_signals as sig
 from harness.security.context_sentences import fence_flags
-from harness.security.shell_parse import SimpleCommand, parse
-from harness.security.shell_unwrap import expand, program
+from harness.shell import SimpleCommand, expand, parse, program
 
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _MAX_COMMAND = 4_000

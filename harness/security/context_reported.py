@@ -40,7 +40,7 @@ from harness.security.context_text import fold_confusables, fold_confusables_all
 
 __all__ = ["endorsed_quotes", "report_words", "reported_lines"]
 
-_DATA = Path(__file__).with_name("context_reported.yaml")
+_DATA = Path(__file__).resolve().parents[1] / "rules" / "context_reported.yaml"
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}'’_-]*")
 _SPACED = regex.compile(r"^[\p{Latin}\p{Cyrillic}\p{Greek}\p{Common}\p{Inherited}]+$")
 _CODE = regex.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")

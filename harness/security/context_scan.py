@@ -22,6 +22,8 @@ partial clean-up would leave the attacker's remaining text in the prompt). It lo
 Findings name the kind of problem and a line, never the matched text: quoting the attacker's
 words in the BLOCKED notice would put them back into the prompt. Patterns are data
 (``context_scan_patterns.yaml``).
+
+Source: seed 004, ``scan_context_file`` (``INJECTION_PATTERNS``, ``INVISIBLE_UNICODE``, ``EXFIL_PATTERNS``).
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class ScanResult:
     """The content itself when safe; a ``[CONTEXT FILE BLOCKED: <path>]`` notice when not."""
     issues: list[str] = field(default_factory=list)
     """One human-readable line per finding (empty when safe)."""
+    rules: list[str] = field(default_factory=list)
+    """The rules behind the findings, in order (``harness/rules/context_scan_patterns.yaml``:
+    a pattern's id, or a check's id from its ``checks`` section)."""
 
 
 @dataclass(frozen=True)
@@ -102,16 +107,18 @@ def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (
     """Scan one context file; ``extra_patterns`` are more regexes (case-insensitive) that block;
     ``config`` (a ``ContextScanConfig``) switches the options of ``ScanOptions`` on; ``split``:
     what ``split_findings`` found over the files loaded with this one."""
-    issues = find_issues(content, extra_patterns, _options(config))
+    found = _findings(content, extra_patterns, _options(config))
     if split:
         mine = digest(content)
-        issues += [i for p, d, found in split if p == path and d == mine for i in found]
-    if not issues:
+        found += [(i, "split-order") for p, d, issues in split if p == path and d == mine for i in issues]
+    if not found:
         return ScanResult(safe=True, replacement=content, issues=[])
+    issues = [i for i, _ in found]
     return ScanResult(
         safe=False,
         replacement=f"[CONTEXT FILE BLOCKED: {path}]\n[Reason: {'; '.join(issues)}]",
         issues=issues,
+        rules=list(dict.fromkeys(r for _, r in found)),
     )
 
 
@@ -133,16 +140,26 @@ def _split_findings(files: tuple[tuple[str, str], ...], options: ScanOptions) ->
     return tuple((p, digest(contents[p]), tuple(found[p])) for p in sorted(found))
 
 
+Found = list[tuple[str, str]]
+"""``(issue line, rule id)`` per finding."""
+
+
 def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanOptions = ScanOptions()) -> list[str]:
     """Every finding in ``content``, deduplicated, in a stable order."""
+    return [i for i, _ in _findings(content, extra_patterns, options)]
+
+
+def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions) -> Found:
+    """``find_issues`` with the rule of each finding."""
     if options.unicode_data:
-        issues = invisible_issues_all(content)
+        issues: Found = [(i, "invisible-characters") for i in invisible_issues_all(content)]
         text, spoofed = clean_text_all(content)
     else:
-        issues = invisible_issues(content)
+        issues = [(i, "invisible-characters") for i in invisible_issues(content)]
         text, spoofed = clean_text(content)
     if spoofed >= _MIN_SPOOFED_WORDS:
-        issues.append(f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing")
+        issues.append((f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing",
+                       "look-alike-letters"))
     issues += _visible_issues(text, options)
     channels = hidden_channels(text, options.any_front_matter, options.example_context)
     if options.any_front_matter:  # metadata of any other format, wherever it sits
@@ -153,19 +170,19 @@ def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanO
         if found and options.example_context and channel.kind.endswith("-encoded blob"):
             # An encoded attack shown as data is judged where it stands, like a quoted phrase.
             if shown is None:
-                shown = examples_in_context(text, lambda t: _visible_issues(t, options))
+                shown = examples_in_context(text, lambda t: [i for i, _ in _visible_issues(t, options)])
             if channel.text in shown:
                 continue
         issues += found
         if options.exfil_by_capability:
-            issues += [f"Contains potential exfiltration pattern in {channel.kind} ({f.text})"
+            issues += [(f"Contains potential exfiltration pattern in {channel.kind} ({f.text})", f.kind)
                        for f in sig.capability_exfil(channel.text) + reach_findings(channel.text)]
     extra = compile_extra(tuple(extra_patterns), "context_scan.extra_patterns")
     if extra:
         lowered = normalise(content)
-        issues += [f"Matches configured pattern {rx.pattern!r}" for rx in extra
+        issues += [(f"Matches configured pattern {rx.pattern!r}", "configured-pattern") for rx in extra
                    if rx.search(lowered) or rx.search(content)]
-    return list(dict.fromkeys(issues))
+    return list({i: (i, r) for i, r in reversed(issues)}.values())[::-1]
 
 
 def normalise(text: str) -> str:
@@ -173,7 +190,7 @@ def normalise(text: str) -> str:
     return FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)).lower()
 
 
-def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str]:
+def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
     examples = options.example_context
     sentences = split_sentences(text, examples=examples)
     index = sig.TriggerIndex([s.text for s in sentences])
@@ -188,8 +205,9 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
     reported = reported_lines(text, hits) if hits else set()
     strong = [f for f in strong if f.line not in reported]
     weak = [f for f in weak if f.line not in reported]
-    issues = [f"Contains injection phrase ({f.text})" for f in strong]
-    issues += [f"Quotes an attack and tells the agent to follow it (line {n})" for n in (endorsed_quotes(text) if examples else [])]
+    issues = [(f"Contains injection phrase ({f.text})", f.kind) for f in strong]
+    issues += [(f"Quotes an attack and tells the agent to follow it (line {n})", "endorsed-quote")
+               for n in (endorsed_quotes(text) if examples else [])]
     by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
     for f in weak:
         by_paragraph[f.paragraph].append(f)
@@ -197,24 +215,27 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> list[str
     for paragraph, found in sorted(by_paragraph.items()):
         if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
             line = min(f.line for f in found)
-            issues.append(f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})")
+            issues.append((f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})",
+                           "combined-signals"))
     listed = (described_lines(sentences) | reported) if examples else set()
     if examples:
         listed |= cited_lines(text, sentences, {f.line for f in exfil} - listed)
-    issues += [f"Contains potential exfiltration pattern ({f.text}, line {f.line})" for f in exfil if f.line not in listed]
+    issues += [(f"Contains potential exfiltration pattern ({f.text}, line {f.line})", f.kind) for f in exfil
+               if f.line not in listed]
     prose = mask_code_fences(text)
-    issues += [f"Contains injection phrase ({p.text})" for p in sig.patterns("document")
+    issues += [(f"Contains injection phrase ({p.text})", p.id) for p in sig.patterns("document")
                if sig.triggered(p, prose.lower()) and p.regex.search(prose)]
     return issues
 
 
-def _channel_issues(channel: Channel, variants: bool = False) -> list[str]:
+def _channel_issues(channel: Channel, variants: bool = False) -> Found:
     where = f" in {channel.kind}"
     sentences = split_sentences(channel.text, channel.line)
     index = sig.TriggerIndex([s.text for s in sentences])
-    issues = [f"Contains injection phrase{where} ({f.text})"
+    issues = [(f"Contains injection phrase{where} ({f.text})", f.kind)
               for f in sig.phrase_findings(sentences, sig.sections("injection", variants), index=index)]
-    issues += [f"Contains potential exfiltration pattern{where} ({f.text})" for f in sig.exfil_findings(channel.text)]
+    issues += [(f"Contains potential exfiltration pattern{where} ({f.text})", f.kind)
+               for f in sig.exfil_findings(channel.text)]
     if issues:
         return issues
     weak = sig.phrase_findings(sentences, sig.sections("hidden_channel", variants), index=index)
@@ -222,9 +243,9 @@ def _channel_issues(channel: Channel, variants: bool = False) -> list[str]:
     label = label[0].upper() + label[1:]
     if channel.base + sig.score(weak) >= sig.THRESHOLD:
         detail = f" ({_listed(weak)})" if weak else ""
-        return [f"{label} at line {channel.line} carries instructions for the agent{detail}"]
+        return [(f"{label} at line {channel.line} carries instructions for the agent{detail}", "hidden-instructions")]
     if channel.kind.endswith("-encoded blob") and sig.shell_command(channel.text):
-        return [f"{label} decodes to a shell command"]
+        return [(f"{label} decodes to a shell command", "encoded-command")]
     return []
 
 

@@ -5,6 +5,8 @@
    agent offers only those.
 3. Runtime blocking: ``ModeGuard`` answers any other call with an error instead of running it,
    even a call to a tool that was never offered (models do call tools they were not given).
+
+Source: seed 001, "Tools are restricted based on the current mode at three layers".
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Workspace path confinement (seed 004 ``validate_file_path``).
 
+Source: seed 004, "Validate tool parameters at the registry boundary. Never trust
+model-generated file paths without canonicalization" (``validate_file_path``).
+
 Model-generated paths are canonicalised before a file tool touches them: ``..`` segments,
 absolute paths and symlinks are resolved *inside the workspace* (a ``LocalWorkspace`` with
 ``Path.resolve``; any other workspace with ``realpath -m`` run there, since the files live there)
@@ -77,15 +80,17 @@ class PathGuard(Control):
                 continue  # missing or bad arguments are the tool's own error to report
             check = await check_path(run.workspace, path)
             if not check.inside:
-                return _denied(run, call, arg, path, check)
+                return _denied(run, call, arg, path, check, FILE_TOOL_RULE)
         command = call.arguments.get(self.shell_tools.get(call.name, ""))
         if isinstance(command, str) and command.strip():
-            from harness.security.shell_paths import path_words  # bashlex only when this is on
+            from harness.shell.file_args import file_words  # bashlex only when this is on
 
-            words = [(cwd, w) for cwd, w in path_words(command, _root(run.workspace)) if not self._allowed(w)]
-            for (_, word), check in zip(words, await check_shell_paths(run.workspace, words), strict=True):
+            found = [(cwd, w, kind) for cwd, w, kind in file_words(command, _root(run.workspace)) if not self._allowed(w)]
+            words = [(cwd, w) for cwd, w, _ in found]
+            for (_, word, kind), check in zip(found, await check_shell_paths(run.workspace, words), strict=True):
                 if not check.inside:
-                    return _denied(run, call, f"{self.shell_tools[call.name]} (file argument {word!r})", word, check)
+                    arg = f"{self.shell_tools[call.name]} (file argument {word!r})"
+                    return _denied(run, call, arg, word, check, kind)
         return None
 
     def _allowed(self, word: str) -> bool:
@@ -97,12 +102,17 @@ def _root(workspace: Workspace) -> str:
     return str(innermost(workspace).root)
 
 
-def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck) -> ToolOutcome:
-    run.emit("security.path_denied", tool=call.name, path=path, resolved=check.resolved, root=check.root)
+FILE_TOOL_RULE = "file-tool-path"
+"""The rule (``harness/rules/paths.yaml``) a file tool's path outside the workspace breaks; a shell
+command's word breaks the rule named by how it names the file (``harness.shell.file_args``)."""
+
+
+def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck, rule: str) -> ToolOutcome:
+    run.emit("security.path_denied", tool=call.name, path=path, resolved=check.resolved, root=check.root, rule=rule)
     text = load_prompt("security_path_denied.md").format(
         arg=arg, path=path, resolved=check.resolved, root=check.root,
     )
-    return ToolOutcome("denied", text, {"path_denied": True, "root": check.root, "path": path})
+    return ToolOutcome("denied", text, {"path_denied": True, "root": check.root, "path": path, "path_rule": rule})
 
 
 async def check_shell_paths(workspace: Workspace, words: list[tuple[str, str]]) -> list[PathCheck]:

@@ -1,4 +1,4 @@
-"""Loading pattern files (YAML data under ``harness/security/``): one place, clear errors.
+"""Loading pattern files (YAML data under ``harness/rules/``): one place, clear errors.
 
 Every pattern list the security controls use is data so it can be read, reviewed and extended
 without touching code. A bad regex names the file and the entry.
@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-PATTERN_DIR = Path(__file__).parent
+PATTERN_DIR = Path(__file__).resolve().parents[1] / "rules"
+"""Where rule files named without a directory are found (``harness/rules/``)."""
 
 
 class PatternFileError(ValueError):
@@ -50,6 +51,17 @@ def _read_yaml(path: Path) -> object:
         return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}  # a safe loader
     except yaml.YAMLError as e:
         raise PatternFileError(f"{path}: not valid YAML: {e}") from e
+
+
+def read_rule_file(name_or_path: str) -> tuple[Path, dict[str, Any]]:
+    """A rule file (a name under ``harness/rules/`` or a path), parsed once per process."""
+    path = _resolve(name_or_path)
+    if not path.is_file():
+        raise PatternFileError(f"rule file {name_or_path!r} not found (looked at {path})")
+    data = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise PatternFileError(f"{path}: expected a mapping of sections")
+    return path, data
 
 
 def _section(name_or_path: str, section: str) -> tuple[Path, list[Any]]:
@@ -99,15 +111,3 @@ def compile_extra(patterns: tuple[str, ...], what: str, flags: int = re.IGNORECA
         except re.error as e:
             raise PatternFileError(f"{what}: bad regex {p!r}: {e}") from e
     return tuple(out)
-
-
-@cache
-def load_texts(name_or_path: str, section: str, text_key: str) -> dict[str, str]:
-    """``{id: text}`` from ``section`` of a YAML file: a list of ``{id, <text_key>}`` (no regex)."""
-    path, entries = _section(name_or_path, section)
-    out: dict[str, str] = {}
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or "id" not in entry or text_key not in entry:
-            raise PatternFileError(f"{path}: {section}[{i}]: each entry needs 'id' and {text_key!r}")
-        out[str(entry["id"])] = str(entry[text_key])
-    return out

@@ -4,6 +4,8 @@ Read-only tools never need approval. Other tools need it when their effect is li
 current mode; approval comes from an injectable async approver ``(tool_name, args) -> bool``
 (a UI, a CLI prompt, a test). With no approver, a call that needs approval is denied with a
 message the model can act on: the harness never runs a modifying tool unapproved in ``ask``.
+
+Source: seed 000, ``permissions.py`` "three modes: ask, auto_read, auto_all".
 """
 
 from __future__ import annotations

@@ -11,12 +11,14 @@ Markdown, psql/mysql and aligned tables under a secret header; ``redaction_calls
 setters and calls named for a credential; ``redaction_records``: key-shaped values in data rows
 without a header, beside the account they belong to). Callers may add their
 own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
+
+Source: seed 004, "API keys and tokens must never appear in logs" (``SENSITIVE_PATTERNS``, ``redact_for_log``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -53,10 +55,31 @@ def _redact_known(text: str) -> str:
 
 
 def _redact_uncached(text: str) -> str:
+    out = text
+    for _, out in passes(text):  # noqa: B007 (the last pass's text is the result)
+        pass
+    return out
+
+
+_PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("table-columns", redact_tables), ("credential-calls", redact_calls),
+    ("structured-documents", redact_structured), ("secret-shapes", redact_shapes),
+    ("syntax-positions", redact_positions), ("data-records", redact_records),
+)
+"""The passes after the fixed formats, in order, each under the id of its rule (the ``checks`` of
+``redaction_patterns.yaml``)."""
+
+
+def passes(text: str) -> Iterator[tuple[str, str]]:
+    """``(rule id, text after it)`` for each rule in the order they apply: the fixed formats of
+    ``redaction_patterns.yaml`` one by one, then the passes that read names, shapes and
+    documents. The last text is ``redact``'s (without the caller's extra patterns)."""
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
-    text = redact_structured(redact_calls(redact_tables(text)))
-    return redact_records(redact_positions(redact_shapes(text)))
+        yield p.id, text
+    for rule, redact_pass in _PASSES:
+        text = redact_pass(text)
+        yield rule, text
 
 
 def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:

@@ -24,8 +24,8 @@ _ADDR = re.compile(r"\s*(?:(?P<a1>\d+(?:~\d+)?|\$|/(?:[^/\\]|\\.)*/I?M?|\\(?P<d>
                    r"(?:\s*,\s*(?P<a2>\d+|\$|[+~]\d+|/(?:[^/\\]|\\.)*/I?M?))?)?\s*(?P<neg>!)?\s*")
 
 
-def inplace_rule(prog: str, args: list[str], stdin: str = "", fed: bool = False) -> str | None:
-    """``"inplace-empty"`` when this in-place edit keeps no line of the file it rewrites.
+def keeps_nothing(prog: str, args: list[str], stdin: str = "", fed: bool = False) -> bool:
+    """Whether this in-place edit keeps no line of the file it rewrites.
     ``stdin``: the editor script the line feeds it (here-document, here-string, ``printf |``);
     ``fed``: ``xargs``/``find -exec`` add the file operands."""
     if prog in ("sed", "gsed"):
@@ -36,10 +36,10 @@ def inplace_rule(prog: str, args: list[str], stdin: str = "", fed: bool = False)
         return _ex_like(args, stdin, fed)
     if prog in ("awk", "gawk"):
         return _awk(args, fed)
-    return None
+    return False
 
 
-def _sed(args: list[str], fed: bool) -> str | None:
+def _sed(args: list[str], fed: bool) -> bool:
     scripts, files, inplace, quiet, extended, i = [], [], False, False, False, 0
     while i < len(args):
         a = args[i]
@@ -52,19 +52,19 @@ def _sed(args: list[str], fed: bool) -> str | None:
         elif a == "--in-place" or a.startswith("--in-place="):
             inplace = inplace or a == "--in-place" or a == "--in-place="
             if a.startswith("--in-place=") and a != "--in-place=":
-                return None  # a backup is kept
+                return False  # a backup is kept
         elif a in ("-n", "--quiet", "--silent"):
             quiet = True
         elif a in ("-E", "-r", "--regexp-extended"):
             extended = True
         elif a in ("-f", "--file"):
-            return None  # the script is in a file this line does not show
+            return False  # the script is in a file this line does not show
         elif a.startswith("-") and not a.startswith("--") and len(a) > 1:
             letters = a[1:]
             if "i" in letters:
                 before, _, suffix = letters.partition("i")
                 if suffix:
-                    return None  # -i.bak, -ibak, -ie: a backup is kept
+                    return False  # -i.bak, -ibak, -ie: a backup is kept
                 inplace = True
                 letters = before
             quiet |= "n" in letters
@@ -76,12 +76,12 @@ def _sed(args: list[str], fed: bool) -> str | None:
             files.append(a)
         i += 1
     if not inplace:
-        return None
+        return False
     if not scripts and files:
         scripts.append(files.pop(0))
     if not files and not fed:
-        return None
-    return "inplace-empty" if _keeps_nothing("\n".join(scripts), quiet, extended) else None
+        return False
+    return _keeps_nothing("\n".join(scripts), quiet, extended)
 
 
 def _commands(script: str, extended: bool) -> list[tuple[re.Match[str], str, str, bool]]:
@@ -213,7 +213,7 @@ def _python_regex(body: str, extended: bool) -> re.Pattern[str] | None:
         return None
 
 
-def _perl_like(args: list[str], fed: bool) -> str | None:
+def _perl_like(args: list[str], fed: bool) -> bool:
     """``perl -i -ne CODE FILE`` / ``perl -pi -e CODE FILE`` (ruby alike) with no backup."""
     inplace = loop = ""
     code, files, i = None, [], 0
@@ -224,7 +224,7 @@ def _perl_like(args: list[str], fed: bool) -> str | None:
             if "i" in letters:
                 _, _, suffix = letters.partition("i")
                 if suffix:
-                    return None  # -i.bak (and -pie: backup suffix "e") keeps a backup
+                    return False  # -i.bak (and -pie: backup suffix "e") keeps a backup
                 inplace = "i"
                 letters = letters.replace("i", "")
             loop += "".join(ch for ch in letters if ch in "np")
@@ -235,14 +235,14 @@ def _perl_like(args: list[str], fed: bool) -> str | None:
             files.append(a)
         i += 1
     if not inplace or code is None or not (files or fed):
-        return None
+        return False
     if "p" in loop:  # prints each line unless the code blanks it
         blank = re.search(r"\$_\s*=\s*(?:\"\"|''|q[qw]?\s*[({\[/]\s*[)}\]/]|undef\b)|\bundef\s*\(?\s*\$_|\$_\s*=\s*\(\)", code)
         conditional = re.search(r"\b(?:if|unless)\b|&&|\|\||\?", code)
-        return "inplace-empty" if blank and not conditional else None
+        return bool(blank) and not conditional
     if "n" in loop and not re.search(r"\b(?:print|printf|say|puts|syswrite|write)\b|\$stdout|\bp\b", code):
-        return "inplace-empty"
-    return None
+        return True
+    return False
 
 
 _WHOLE = re.compile(r"^\s*:?\s*(?:%|,|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^\.\*|\^\.\*\$|\.)?/)\s*"
@@ -250,7 +250,7 @@ _WHOLE = re.compile(r"^\s*:?\s*(?:%|,|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^
 _WRITE = re.compile(r"^\s*:?\s*(?:w|wq|x|write|exit|xit|update|wqa|xa)!?\s*$")
 
 
-def _ex_like(args: list[str], stdin: str, fed: bool) -> str | None:
+def _ex_like(args: list[str], stdin: str, fed: bool) -> bool:
     """``vim -c '%d' -c wq FILE``, ``ex -sc 'g/^/d|x' FILE``, ``ed FILE`` fed ``,d`` and ``w``:
     a delete of the whole buffer followed by a write."""
     commands, files, i = [], [], 0
@@ -267,16 +267,16 @@ def _ex_like(args: list[str], stdin: str, fed: bool) -> str | None:
     script = stdin.replace("\\$", "$").replace("\\n", "\n")
     commands += [c for line in script.splitlines() for c in line.split("|")]
     if not files and not fed:
-        return None
+        return False
     wipes = [n for n, c in enumerate(commands) if _WHOLE.match(c)]
     writes = [n for n, c in enumerate(commands) if _WRITE.match(c)]
-    return "inplace-empty" if wipes and writes and max(writes) > min(wipes) else None
+    return bool(wipes) and bool(writes) and max(writes) > min(wipes)
 
 
 _AWK_INPLACE = {"inplace", "inplace.awk", "--include=inplace", "-iinplace"}
 
 
-def _awk(args: list[str], fed: bool) -> str | None:
+def _awk(args: list[str], fed: bool) -> bool:
     """``gawk -i inplace PROGRAM FILE`` whose program prints nothing: every rule has an action
     and no action prints (``{}``, ``{ n++ }``, ``BEGIN {...}``)."""
     inplace, program, files, i = False, None, [], 0
@@ -288,7 +288,7 @@ def _awk(args: list[str], fed: bool) -> str | None:
         elif a in _AWK_INPLACE:
             inplace = True
         elif a in ("-f", "--file"):
-            return None  # the program is in a file this line does not show
+            return False  # the program is in a file this line does not show
         elif a in ("-v", "-F") and i + 1 < len(args):
             i += 1
         elif not a.startswith("-") and program is None:
@@ -297,10 +297,10 @@ def _awk(args: list[str], fed: bool) -> str | None:
             files.append(a)
         i += 1
     if not inplace or program is None or not (files or fed):
-        return None
+        return False
     if re.search(r"\b(?:print|printf|system|getline)\b|>", program):
-        return None
-    return "inplace-empty" if _every_rule_has_an_action(program) else None
+        return False
+    return _every_rule_has_an_action(program)
 
 
 def _every_rule_has_an_action(program: str) -> bool:

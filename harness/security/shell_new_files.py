@@ -4,7 +4,7 @@
 creates an empty file, which is what ``touch`` does. The line alone cannot tell them apart; the
 workspace can. ``emptied_files`` returns the files a line's ``truncate-file`` findings empty
 (redirections of a command that writes nothing, an empty source copied, moved, linked or
-``tee``d over a file, ``dd`` of nothing), or None when the line does anything else the guard
+``tee``d over a file, ``dd`` of nothing: the rules marked ``new_files_allowed``), or None when the line does anything else the guard
 blocks or names a target it cannot fix (``$VAR``, a glob, a ``cd`` before it): then the block
 stands. A target is new when it does not exist before the line runs and no earlier command on
 the line moves something onto it (``mv data.csv kept.csv && : > kept.csv`` still destroys).
@@ -15,29 +15,28 @@ from __future__ import annotations
 import posixpath
 import re
 
-from harness.security.shell_parse import SimpleCommand, parse, split_flags
-from harness.security.shell_rules import (
-    _code,
-    _empty_sources,
-    _writes_nothing,
-    judge_simple,
-)
-from harness.security.shell_unwrap import expand, program
+from harness.security.rule_plugins import redirect_targets, writes_nothing
+from harness.security.shell_line import Line
+from harness.security.shell_rules import RuleSet, judge_command, rule_set
+from harness.shell import SimpleCommand, expand, parse, program, split_flags
+from harness.shell.code import code as interpreter_code
+from harness.shell.code import is_interpreter
 
 _UNFIXED = re.compile(r"[$`*?\[\]{}~]")
 _FILLS = {"mv", "rename", "ln"}
 """Programs that put existing content at their last operand (a target filled earlier is not new)."""
 
 
-def emptied_files(command: str) -> list[str] | None:
+def emptied_files(command: str, rules_file: str = "destructive_commands.yaml") -> list[str] | None:
     """The files the line's emptying commands empty (relative to the root, ``cd`` followed);
     None when the block must stand regardless (another rule, a target the line cannot fix, or a
     target an earlier command moved content onto)."""
-    made_empty: set[str] = set()
+    ruleset = rule_set(rules_file)
+    line = Line(ruleset.patterns["temp_place"])
     targets: list[str] = []
     filled: set[str] = set()
     cwd = ""
-    for cmd in parse(re.sub(r"\\\r?\n", " ", command)).commands:
+    for cmd in parse(command).commands:
         if program(cmd.argv) in ("cd", "pushd", "popd"):
             moved = _cd(cwd, cmd.argv)
             if moved is None:
@@ -45,10 +44,10 @@ def emptied_files(command: str) -> list[str] | None:
             cwd = moved
             continue
         for c in expand(cmd):
-            c = _empty_sources(c, made_empty)
-            rule = judge_simple(c)
+            c = line.prepare(c, {})
+            rule = judge_command(c, ruleset)
             if rule is not None:
-                found = [_join(cwd, t) for t in _targets(c, rule)]
+                found = [_join(cwd, t) for t in _targets(c, ruleset)] if rule.new_files_allowed else []
                 if not found or any(_UNFIXED.search(t) for t in found) or set(found) & filled:
                     return None
                 targets += found
@@ -57,15 +56,13 @@ def emptied_files(command: str) -> list[str] | None:
     return targets or None
 
 
-def _targets(cmd: SimpleCommand, rule: str) -> list[str]:
+def _targets(cmd: SimpleCommand, ruleset: RuleSet) -> list[str]:
     """The files one emptying command empties ([]: not one of the known forms)."""
-    if rule == "script-truncate":
-        return _code_targets(cmd)
-    if rule != "truncate-file":
-        return []
     prog, args = program(cmd.argv), cmd.argv[1:]
-    redirected = [t for op, t in cmd.redirects if op in (">", ">|", "&>", ">&") and not t.startswith("/dev/")]
-    if redirected and _writes_nothing(cmd):
+    if is_interpreter(prog) and interpreter_code(cmd):
+        return _code_targets(cmd, ruleset)
+    redirected = redirect_targets(cmd)
+    if redirected and writes_nothing(cmd):
         return redirected
     operands = split_flags(args)[1]
     if prog in ("cp", "mv", "install", "ln") and len(operands) >= 2:
@@ -88,10 +85,10 @@ _CODE_TARGETS = [re.compile(rx) for rx in (
 )]
 
 
-def _code_targets(cmd: SimpleCommand) -> list[str]:
+def _code_targets(cmd: SimpleCommand, ruleset: RuleSet) -> list[str]:
     """Literal paths a one-liner opens for writing and leaves empty; [] unless, without those
     sites, the code empties nothing else."""
-    code = _code(cmd)
+    code = interpreter_code(cmd)
     found, rest = [], code
     for rx in _CODE_TARGETS:
         found += [m.group("path") for m in rx.finditer(rest)]
@@ -101,7 +98,7 @@ def _code_targets(cmd: SimpleCommand) -> list[str]:
     argv = [rest if a == code else a for a in cmd.argv]
     stdin = rest if cmd.stdin_text == code else cmd.stdin_text
     again = SimpleCommand(argv, cmd.redirects, stdin, cmd.via, cmd.piped_from, cmd.assignments)
-    return found if judge_simple(again) is None else []
+    return found if judge_command(again, ruleset) is None else []
 
 
 def _cd(cwd: str, argv: list[str]) -> str | None:

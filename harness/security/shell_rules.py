@@ -1,372 +1,248 @@
-"""Which simple commands destroy data: judged by program, flags and arguments (shell-aware guard).
+"""Which commands destroy data: the shell-aware command guard's engine.
 
-The rules name what each program does, not how a command line is spelled: ``rm`` with both
-recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``, ``-Rf``),
-``git`` after any global options (``-C dir``, ``-c k=v``), mass deletions not spelled ``-rf``
-(``rm -r dir``, ``rm dir/*``, a loop over ``rm``: ``shell_mass_delete``), any ``find -delete``, anything
-deleting what ``find -exec`` or ``xargs`` feed it, a redirection that empties an existing file
-without writing to it (or copies, links or ``tee``s an empty source over it), in-place edits
-whose script keeps no line (``shell_inplace``), SQL ``DROP``/``TRUNCATE`` given to a database
-client, and interpreter one-liners that delete or empty files. Words that are only mentioned (a grep pattern, an echo,
-a commit message) are arguments of a harmless program and never match.
+The rules are data (``shell_rules`` of ``harness/rules/destructive_commands.yaml``): each names
+what a program does with its flags and arguments, not how a line is spelled, so ``rm`` with
+recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``, ``-Rf``)
+is one rule and a grep for ``'rm -rf'`` is not an rm. This module is the small engine that reads
+them: it parses the line (``harness.shell``), reads every command it runs through wrappers,
+nested shells, ``xargs``, ``find -exec`` and loops, spells out what the line fixes
+(``shell_line``), and tries the rules in order on each command; ``rule_plugins`` holds the
+checks a table of flags cannot say. An interpreter one-liner's string literals are judged as
+command lines of their own when its code starts a process (``os.system``, ``execSync``).
+
+Source: seed 004, "before_tool_call hook with regex blocklist for rm -rf, git push --force, DROP TABLE", read as shell.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import cache, lru_cache
+from typing import Any
 
-from harness.security.patterns import load_patterns
-from harness.security.shell_code_literals import dynamic_calls, mask, moves_out
-from harness.security.shell_inplace import inplace_rule
-from harness.security.shell_mass_delete import loop_expanded, mass_delete_rule
-from harness.security.shell_parse import SimpleCommand, parse, split_flags
-from harness.security.shell_side_effects import (
-    side_effect_rule,
-    temp_variables,
-    with_temp_variables,
-)
-from harness.security.shell_unwrap import expand, program
+from harness.security.patterns import PatternFileError, read_rule_file
+from harness.security.rule_plugins import PLUGINS, Context
+from harness.security.shell_line import Line
+from harness.shell import SimpleCommand, expand, parse, program, split_flags
+from harness.shell.code import code as interpreter_code
+from harness.shell.code import is_interpreter, strings
+from harness.shell.code_literals import dynamic_calls, mask
+from harness.shell.runs import GIT_GLOBAL_VALUES
+from harness.shell.wrappers import skip_options
 
-_SQL_CLIENTS = {"psql", "sqlite3", "sqlite", "mysql", "mariadb", "duckdb", "clickhouse-client",
-                "clickhouse", "sqlcmd", "cockroach", "mysqlsh", "usql", "pgcli", "mycli", "litecli"}
-_SQL_DROP = re.compile(r"\bdrop\s+(?:table|database|schema|view|index|materialized\s+view)\b", re.I)
-_SQL_TRUNCATE = re.compile(r"\btruncate\s+(?:table\s+)?(?!-)[\w.\"`\[]", re.I)
-# An argument that IS a destructive SQL statement (not one that mentions it in prose).
-_SQL_STATEMENT = re.compile(r"(?:^|;)\s*(?:drop\s+(?:table|database|schema|view|index)\b|truncate\s+(?:table\s+)?[\w.\"`]+\s*(?:;|$))", re.I)
-# Programs that print, search or compare text: SQL in their arguments is only mentioned.
-_TEXT_PROGRAMS = {"echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "sed", "awk", "cat",
-                  "less", "more", "head", "tail", "history", "man", "jq", "yq", "diff", "wc", "sort", "uniq",
-                  "cut", "tr", "column", "fold", "fmt", "tee", "test", "[", "expr", "printenv", "logger"}
-_EVALS = re.compile(r"\b(?:exec|eval|compile|Function|runInThisContext|runInNewContext|instance_eval|class_eval"
-                    r"|module_eval|evalq|parse_eval|loadstring|load)\s*\(?\s*['\"`]|\beval\s*\(")
-_DB_CODE = re.compile(r"execute|executescript|query|cursor|connect|sql", re.I)
-# Programs that run code given on the line or on stdin, in any language (Lua, R, Julia, Tcl, Elixir,
-# Erlang, the JVM and .NET scripting hosts, Lisps, Haskell, TypeScript runners ...).
-_INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy3?|node(?:js)?|deno|bun|perl|ruby|php|osascript|pwsh|powershell"
-                           r"|lua(?:jit|[\d.]+)?|Rscript|R|julia|elixir|erl|escript|tclsh[\d.]*|wish|groovy|kotlin|scala"
-                           r"|ts-node|tsx|esno|bb|clojure|clj|racket|guile|sbcl|ghc|runghc|octave|raku|perl6|jrunscript"
-                           r"|swift|qjs|jshell|nu|xonsh|dotnet-script|pwsh-preview)$")
-_CODE_FLAGS = {"-c", "-e", "-E", "--eval", "-p", "--print", "-r", "-Command", "-command", "eval", "-eval"}
-_DEVICE = re.compile(r"^/dev/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper/)")
-_HARMLESS_DEV = re.compile(r"^/dev/(?:null|zero|stdout|stderr|stdin|tty|fd/\d+|full)$")
-_WIDE_TARGETS = {"/", "/*", "~", "~/", "~/*", ".", "./", "./*", "*", "..", "../", "$HOME", "${HOME}", "$HOME/", "$PWD"}
-_QUIET = {":", "true", "false"}
+_KEYS = {"programs", "sub", "flags", "not_flags", "value_options", "operands", "kv", "args_any", "redirect", "via",
+         "code", "plugin"}
+_OPERAND_KEYS = {"min", "max", "first", "last", "any", "rest_any", "first_not"}
+_OUTPUT = (">", ">|", "&>", ">&")
 _AWKS = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
-_EMPTY = "/dev/null"
-_EMPTY_SOURCE = re.compile(r"^/dev/null$")
-_COPIES = {"cp", "mv", "install", "ln", "rsync"}
-_INSTALL_VALUE_OPTS = {"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t", "--target-directory"}
-_STRING = re.compile(r"""(?<![\w\\])(?:'((?:[^'\\\n]|\\.){1,500})'|"((?:[^"\\\n]|\\.){1,500})"|`([^`\n]{1,500})`)""")
-_LIST = re.compile(r"\[\s*((?:['\"][^'\"\n]*['\"]\s*,\s*)+['\"][^'\"\n]*['\"])\s*,?\s*\]")
-# Code that hands a string to a shell or starts a process (only then is a string a command).
-_RUNS_PROCESS = re.compile(r"\b(?:system|popen|subprocess|exec\w*|spawn\w*|child_process|check_output|call|run|"
-                           r"Popen|shell_exec|passthru|proc_open|IO\.popen|Open3|Command|Start-Process)\b|`|\bsh\s*\(")
-# A file opened for writing from the start: open(p, 'w'), Path(p).open('w'), Perl's open(F, '>', p)
-# and open(F, ">p") (not '>>', which appends); harmless when the code then writes to it.
-_OPEN_W = re.compile(r"""\bopen(?:Sync)?\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]|\.open\s*\(\s*(?:mode\s*=\s*)?['"][wW]b?\+?['"]"""
-                     r"""|\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['"]\+?>(?!>)""")
-_WRITES = re.compile(r"\.write\w*\s*\(|\bdump\s*\(|\bprint\s*\([^)]*\bfile\s*=|\bcopyfileobj\b|\.to_\w+\s*\("
-                     r"|\b(?:print|printf|say)\s*\{?\s*\$\w+|\bprint\s+[A-Z]\w*\s|\bsyswrite\b|\.(?:puts|print)\b|<<")
+_MAX_DEPTH = 2
 
 
-def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = ()) -> tuple[str | None, bool]:
-    """``(rule id or None, parsed)``: the first destructive command on the line, if any (rules
-    in ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it)."""
+@dataclass(frozen=True)
+class Entry:
+    """One way to break a rule (an item of its ``match`` list), compiled."""
+
+    spec: dict[str, Any]
+    code: re.Pattern[str] | None
+    args_any: re.Pattern[str] | None
+
+    def holds(self, cmd: SimpleCommand, ctx: Context, patterns: dict[str, re.Pattern[str]]) -> bool:
+        e, prog = self.spec, program(cmd.argv)
+        if "programs" in e and not any(fnmatchcase(prog, p) for p in e["programs"]):
+            return False
+        if e.get("via") and not cmd.via:
+            return False
+        rest = _after_sub(prog, cmd.argv[1:], e["sub"], e.get("value_options", ())) if "sub" in e else cmd.argv[1:]
+        if rest is None:
+            return False
+        if "redirect" in e and not any(op in _OUTPUT and patterns[e["redirect"]].search(t) for op, t in cmd.redirects):
+            return False
+        if "kv" in e:
+            kv = dict(a.split("=", 1) for a in rest if "=" in a)
+            if not all(patterns[cls].search(kv.get(k, "")) for k, cls in e["kv"].items()):
+                return False
+        if self.args_any is not None and not any(self.args_any.search(a) for a in rest):
+            return False
+        if self.code is not None and not (ctx.said and self.code.search(ctx.said)):
+            return False
+        if {"flags", "not_flags", "operands"} & e.keys() and not _options_hold(e, rest, patterns):
+            return False
+        ctx.rest = rest
+        return PLUGINS[e["plugin"]](cmd, ctx, e) if "plugin" in e else True
+
+
+@dataclass(frozen=True)
+class ShellRule:
+    id: str
+    source: str
+    guidance: str
+    entries: tuple[Entry, ...]
+    new_files_allowed: bool = False
+    """A line whose every emptied file does not exist yet destroys nothing (the guard asks)."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[ShellRule, ...]
+    patterns: dict[str, re.Pattern[str]]
+    sets: dict[str, frozenset[str]]
+    shapes: tuple[tuple[str, re.Pattern[str], str], ...]
+    """Regexes of the seeds' list still applied to whole lines (``shell_aware: true``)."""
+
+
+@lru_cache(maxsize=1024)
+def judge(command: str, depth: int = 0, disabled: tuple[str, ...] = (),
+          rules_file: str = "destructive_commands.yaml") -> tuple[ShellRule | None, bool]:
+    """``(rule or None, parsed)``: the first rule a command of the line breaks (rules in
+    ``disabled`` skipped), and whether the line parsed (False: the tolerant tokenizer read it).
+    Cached: the verdict on a line depends on the line and the rules only, so a repeated line is
+    judged once."""
+    ruleset = rule_set(rules_file)
     parsed = parse(command)
-    made_empty: set[str] = set()
-    temps: dict[str, str] = {}  # variables the line sets (d=$(mktemp -d) reads as $TMPDIR)
+    line = Line(ruleset.patterns["temp_place"])
     for cmd in parsed.commands:
-        temp_variables(cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in _DECLARE else []), temps)
+        line.note(cmd)
         for c in expand(cmd):
             loops = {**cmd.loop_words, **c.loop_words}  # a nested shell's loops are its commands' own
-            c = loop_expanded(c, loops)
-            c = SimpleCommand(with_temp_variables(c.argv, temps), c.redirects, c.stdin_text, c.via, c.piped_from,
-                              c.assignments)
-            rule = judge_simple(_empty_sources(c, made_empty), depth) or mass_delete_rule(c, loops)
-            if rule and rule not in disabled:
+            rule = judge_command(line.prepare(c, loops), ruleset, loops, depth, disabled)
+            if rule is not None:
                 return rule, parsed.parsed
     return None, parsed.parsed
 
 
-_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
-
-
-def _empty_sources(cmd: SimpleCommand, made_empty: set[str]) -> SimpleCommand:
-    """Files and folders this line creates empty (``touch e``, ``mkdir e``) are empty sources
-    later on the line, like ``/dev/null``: ``touch e && mv e data.csv`` empties data.csv and
-    ``mkdir e && rsync -a --delete e/ data/`` empties data/. The command comes back with such
-    a source spelled ``/dev/null``, so one set of rules judges both."""
-    prog, args = program(cmd.argv), cmd.argv[1:]
-    operands = [a.rstrip("/") or a for a in args if not a.startswith("-")]
-    if prog in ("touch", "mkdir"):  # a folder is "d/" (copying or moving one replaces nothing)
-        made_empty.update(o + ("/" if prog == "mkdir" else "") for o in operands)
-        return cmd
-    if prog not in _COPIES or not made_empty:
-        return cmd
-    kind = "/" if prog == "rsync" else ""
-    argv = [cmd.argv[0]] + [_EMPTY if not a.startswith("-") and (a.rstrip("/") or a) + kind in made_empty else a
-                            for a in args]
-    return SimpleCommand(argv, cmd.redirects, cmd.stdin_text, cmd.via, cmd.piped_from, cmd.assignments)
-
-
-def judge_simple(cmd: SimpleCommand, depth: int = 0) -> str | None:
-    """The rule a single command breaks, or None."""
-    if rule := _redirect_rule(cmd):
-        return rule
+def judge_command(cmd: SimpleCommand, ruleset: RuleSet, loops: dict[str, list[str] | None] | None = None,
+                  depth: int = 0, disabled: tuple[str, ...] = ()) -> ShellRule | None:
+    """The first rule one simple command breaks, or None."""
     prog = program(cmd.argv)
-    if not prog:
-        return None
-    if cmd.via and prog in ("rm", "unlink", "rmdir", "shred", "truncate", "srm", "wipe"):
-        return "bulk-delete"
-    if prog in _SQL_CLIENTS:
-        return _sql_rule(" ".join(cmd.argv[1:]) + "\n" + cmd.stdin_text)
-    if rule := inplace_rule(prog, cmd.argv[1:], _editor_stdin(cmd), bool(cmd.via)):
-        return rule
-    if prog == "tee":
-        return _tee(cmd)
-    if prog == "dd" and (rule := _dd_empty(cmd)):
-        return rule
-    if _INTERPRETERS.match(prog):
-        return _code_rule(cmd, depth)
+    ctx = Context(ruleset.sets, ruleset.patterns, loops or {})
+    if is_interpreter(prog) and (code := interpreter_code(cmd)):
+        ctx.code, ctx.said = code, _said(code, prog, ruleset.patterns)
+    for rule in ruleset.rules:
+        if rule.id not in disabled and any(e.holds(cmd, ctx, ruleset.patterns) for e in rule.entries):
+            return rule
+    if ctx.code:
+        return _strings_as_shell(ctx.code, ctx.said, ruleset, depth, disabled)
     if prog in _AWKS:  # awk 'BEGIN { system("rm -rf x") }': its strings may run as commands
         text = next((a for a in cmd.argv[1:] if not a.startswith("-")), "")
-        return _strings_as_shell(text, depth, mask(text, prog))
-    check = _PROGRAMS.get(prog) or (_mkfs if prog.startswith("mkfs") else None)
-    if check and (rule := check(cmd.argv[1:])):
-        return rule
-    if rule := side_effect_rule(prog, cmd.argv[1:]):  # git stash -u, tar --remove-files, mv x "$(mktemp -d)"
-        return rule
-    if prog not in _TEXT_PROGRAMS:  # ./db.sh 'DROP TABLE users', docker exec db psql -c ...
-        return next((r for a in cmd.argv[1:] if _SQL_STATEMENT.search(a) and (r := _sql_rule(a))), None)
+        return _strings_as_shell(text, mask(text, prog), ruleset, depth, disabled)
     return None
 
 
-def _rm(args: list[str]) -> str | None:
-    flags, operands = split_flags(args)
-    recursive = bool(flags & {"r", "R", "--recursive"})
-    if not operands:
-        return None  # `rm -rf` alone removes nothing (a string a scan searches for, say)
-    if recursive and flags & {"f", "--force"}:
-        return "rm-rf"
-    if recursive and any(o.rstrip("/") + ("/" if o.endswith("/") else "") in _WIDE_TARGETS or o in _WIDE_TARGETS
-                         for o in operands):
-        return "rm-wide"
-    return None
+def _said(code: str, prog: str, patterns: dict[str, re.Pattern[str]]) -> str:
+    """What the code calls: literals blanked (``shell.code_literals``), calls made through names
+    held in strings added; when it evaluates strings (``exec('...')``), the strings are code too."""
+    said = mask(code, prog) + "\n" + dynamic_calls(code)
+    if patterns["evaluates_strings"].search(said):
+        said += "\n" + "\n".join(strings(code))
+    return said
 
 
-def _find(args: list[str]) -> str | None:
-    return "bulk-delete" if "-delete" in args else None
-
-
-_GIT_VALUE_OPTS = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
-
-
-def _git(args: list[str]) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in _GIT_VALUE_OPTS else 1
-    if i >= len(args):
-        return None
-    sub, rest = args[i], args[i + 1:]
-    flags, operands = split_flags(rest)
-    if sub == "clean" and flags & {"f", "--force"} and not flags & {"n", "--dry-run"}:
-        return "git-clean"
-    if sub == "rm" and flags & {"r", "--recursive"} and flags & {"f", "--force"} and "--cached" not in flags:
-        return "rm-rf"  # removes the files from the working tree, local changes included
-    if sub == "reset" and "--hard" in flags:
-        return "git-reset-hard"
-    if sub == "push" and (flags & {"f", "--force"} or any(o.startswith("+") for o in operands)):
-        return "git-push-force"
-    return None
-
-
-def _truncate(args: list[str]) -> str | None:
-    for i, a in enumerate(args):
-        size = a[2:] if a.startswith("-s") and len(a) > 2 else a.split("=", 1)[1] if a.startswith("--size=") else (
-            args[i + 1] if a in ("-s", "--size") and i + 1 < len(args) else None)
-        if size is not None and (size.lstrip("<") in ("0", "0K", "0k") or size.startswith("-")):
-            return "truncate-file"
-    return None
-
-
-def _dd(args: list[str]) -> str | None:
-    kv = dict(a.split("=", 1) for a in args if "=" in a)
-    target, source = kv.get("of", ""), kv.get("if", "")
-    if target and _DEVICE.match(target):
-        return "dd-to-device"
-    if target and not _HARMLESS_DEV.match(target) and source in ("/dev/zero", "/dev/urandom", "/dev/random"):
-        return "dd-overwrite"
-    return None
-
-
-def _mv(args: list[str]) -> str | None:
-    _, operands = split_flags(args)
-    if len(operands) >= 2 and operands[-1] == "/dev/null":
-        return "move-to-null"
-    return _cp(args)
-
-
-def _cp(args: list[str]) -> str | None:
-    """``cp``/``mv``/``install`` with an empty device as the source: the target is emptied."""
-    _, operands = split_flags(args)
-    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) and _regular(operands[-1]) else None
-
-
-def _regular(target: str) -> bool:
-    return not target.startswith("/dev/")
-
-
-def _install(args: list[str]) -> str | None:
-    operands = [a for i, a in enumerate(args) if not a.startswith("-") and not (i and args[i - 1] in _INSTALL_VALUE_OPTS)]
-    return "truncate-file" if len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) and _regular(operands[-1]) else None
-
-
-def _rsync(args: list[str]) -> str | None:
-    """``rsync --delete EMPTY/ dir/``: deletes everything in dir that the empty source lacks."""
-    flags, operands = split_flags(args)
-    deletes = any(f.startswith("--del") for f in flags)
-    return "bulk-delete" if deletes and len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
-
-
-def _fallocate(args: list[str]) -> str | None:
-    """Punching, zeroing or collapsing a range destroys that part of the file's content."""
-    flags, _ = split_flags(args)
-    return "truncate-file" if flags & {"p", "z", "c", "--punch-hole", "--zero-range", "--collapse-range"} else None
-
-
-def _ln(args: list[str]) -> str | None:
-    """``ln -sf /dev/null file``: the file is replaced by a link to nothing."""
-    flags, operands = split_flags(args)
-    forced = flags & {"f", "--force"}
-    return "truncate-file" if forced and len(operands) >= 2 and _EMPTY_SOURCE.match(operands[0]) else None
-
-
-def _tee(cmd: SimpleCommand) -> str | None:
-    """``tee file`` reading nothing (``< /dev/null``, or a pipe from a command that writes
-    nothing) empties each file it is given, unless it appends."""
-    flags, operands = split_flags(cmd.argv[1:])
-    if flags & {"a", "--append"} or not operands:
-        return None
-    empty_stdin = any(op == "<" and _EMPTY_SOURCE.match(t) for op, t in cmd.redirects)
-    if empty_stdin or cmd.piped_from and _writes_nothing(SimpleCommand(cmd.piped_from)):
-        return "truncate-file"
-    return None
-
-
-def _dd_empty(cmd: SimpleCommand) -> str | None:
-    """``dd`` truncates its output file (unless ``conv=notrunc``) and then copies nothing when
-    its input is empty or ``count=0``."""
-    kv = dict(a.split("=", 1) for a in cmd.argv[1:] if "=" in a)
-    target, source = kv.get("of", ""), kv.get("if", "")
-    if not target or target.startswith("/dev/") or "notrunc" in kv.get("conv", "") or kv.get("seek", "0") not in ("0", ""):
-        return None
-    if not source:
-        source = next((t for op, t in cmd.redirects if op == "<"), "")
-    return "truncate-file" if _EMPTY_SOURCE.match(source) or kv.get("count") == "0" else None
-
-
-def _chmod(args: list[str]) -> str | None:
-    flags, operands = split_flags(args)
-    if flags & {"R", "--recursive"} and operands[:1] and operands[0] in ("777", "0777", "a+rwx", "ugo+rwx"):
-        return "chmod-777-recursive-root" if any(o in ("/", "~", "$HOME") or o.startswith(("/", "~/")) and o.count("/") <= 1
-                                                  for o in operands[1:]) else None
-    return None
-
-
-def _mkfs(args: list[str]) -> str | None:
-    return "mkfs"
-
-
-_PROGRAMS = {
-    "rm": _rm, "find": _find, "git": _git, "truncate": _truncate, "dd": _dd, "mv": _mv, "cp": _cp,
-    "install": _install, "ln": _ln, "fallocate": _fallocate, "rsync": _rsync,
-    "chmod": _chmod, "shred": lambda a: "shred", "srm": lambda a: "shred", "wipe": lambda a: "shred",
-    "mke2fs": _mkfs, "wipefs": _mkfs,
-}
-
-
-def _redirect_rule(cmd: SimpleCommand) -> str | None:
-    for op, target in cmd.redirects:
-        if op not in (">", ">|", "&>", ">&"):
-            continue
-        if _DEVICE.match(target):
-            return "overwrite-block-device"
-        if not target.startswith("/dev/") and _writes_nothing(cmd):
-            return "truncate-file"
-    return None
-
-
-def _writes_nothing(cmd: SimpleCommand) -> bool:
-    """The command's output is empty or blank, so ``> file`` only empties the file (``: > f``,
-    ``> f``, ``true > f``, ``cat /dev/null > f``, ``echo -n > f``, ``echo > f``, ``printf '' > f``)."""
-    prog, args = program(cmd.argv), cmd.argv[1:]
-    if not cmd.argv or prog in _QUIET:
-        return True
-    if prog == "cat":
-        return all(a == "/dev/null" for a in args) and bool(args)
-    if prog == "echo":  # `echo > f`, `echo '' > f`: a blank line replaces the content
-        return all(re.fullmatch(r"-[neE]+", a) or not a.strip() for a in args)
-    if prog == "printf":
-        return not args or re.fullmatch(r"(?:\s|\\[ntr])*", args[0]) is not None and len(args) == 1
-    return False
-
-
-def _editor_stdin(cmd: SimpleCommand) -> str:
-    """What an editor reads on stdin: a here-document, a here-string or words piped in."""
-    return "\n".join([cmd.stdin_text] + [t for op, t in cmd.redirects if op == "<<<"])
-
-
-def _sql_rule(text: str) -> str | None:
-    if _SQL_DROP.search(text):
-        return "drop-table"
-    if _SQL_TRUNCATE.search(text):
-        return "truncate-table"
-    return None
-
-
-def _code(cmd: SimpleCommand) -> str:
-    """The code an interpreter is given on the line (``-c``/``-e`` ...), or on stdin."""
-    args = cmd.argv[1:]
-    for i, a in enumerate(args):
-        if (a in _CODE_FLAGS or (a.startswith("-") and not a.startswith("--") and a[-1] in "ce" and len(a) <= 4)) \
-                and i + 1 < len(args):
-            return args[i + 1]
-    if cmd.stdin_text and (not [a for a in args if not a.startswith("-")] or "-" in args):
-        return cmd.stdin_text
-    return ""
-
-
-def _code_rule(cmd: SimpleCommand, depth: int) -> str | None:
-    code = _code(cmd)
-    if not code:
-        return None
-    said = mask(code, program(cmd.argv)) + "\n" + dynamic_calls(code)  # what it calls, not what its literals say
-    if _EVALS.search(said):  # exec('...'), eval "...", new Function('...'): the strings are code too
-        said += "\n" + "\n".join(next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code))
-    for p in load_patterns("destructive_commands.yaml", "code_rules", "guidance"):
-        if p.regex.search(said):
-            return p.id
-    if _OPEN_W.search(said) and not _WRITES.search(said):
-        return "script-truncate"
-    if moves_out(said, code):
-        return "move-out"
-    if _DB_CODE.search(said) and (rule := _sql_rule(code)):
-        return rule
-    return _strings_as_shell(code, depth, said)
-
-
-def _strings_as_shell(code: str, depth: int, said: str) -> str | None:
+def _strings_as_shell(code: str, said: str, ruleset: RuleSet, depth: int, disabled: tuple[str, ...]) -> ShellRule | None:
     """String literals of the code run as shell commands (``os.system``, ``execSync``,
     ``subprocess.run([...])``) when the code (``said``: literals masked) starts a process: judge
     them as command lines too. A string ending in a space is a command whose operands the code
     appends (``system("rm -rf " $1)``), so it is judged with one."""
-    if depth >= 2 or not _RUNS_PROCESS.search(said):
+    if depth >= _MAX_DEPTH or not ruleset.patterns["starts_process"].search(said):
         return None
-    candidates = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
-    candidates += [" ".join(re.findall(r"['\"]([^'\"\n]*)['\"]", m.group(1))) for m in _LIST.finditer(code)]
+    candidates = strings(code) + [" ".join(re.findall(r"['\"]([^'\"\n]*)['\"]", m.group(1)))
+                                  for m in ruleset.patterns["string_list"].finditer(code)]
     for text in candidates:
         if " " in text.strip():
-            rule, _ = judge(text + "FILE" if text[-1:].isspace() else text, depth + 1)
+            rule, _ = judge(text + "FILE" if text[-1:].isspace() else text, depth + 1, disabled)
             if rule:
                 return rule
     return None
+
+
+# --- the entries' options and operands -------------------------------------------------------------
+def _after_sub(prog: str, args: list[str], subs: list[str], value_options: tuple[str, ...]) -> list[str] | None:
+    """The arguments after the subcommand (``git -C x clean -f`` -> ``-f``; options before it kept
+    for others: ``rclone --dry-run delete x`` -> ``--dry-run x``), None when another subcommand."""
+    i = skip_options(args, 0, GIT_GLOBAL_VALUES if prog == "git" else set(value_options))
+    for sub in subs:
+        words = sub.split()
+        if args[i:i + len(words)] == words:
+            return args[i + len(words):] if prog == "git" else args[:i] + args[i + len(words):]
+    return None
+
+
+def has(flags: set[str], name: str) -> bool:
+    """``name`` among ``flags``; a long option also when abbreviated to a prefix of five
+    characters or more (GNU getopt and git take any unambiguous prefix: ``--recur``, ``--har``)."""
+    if name in flags:
+        return True
+    return name.startswith("--") and any(len(f) >= 5 and f.startswith("--") and name.startswith(f) for f in flags)
+
+
+def _options_hold(e: dict[str, Any], rest: list[str], patterns: dict[str, re.Pattern[str]]) -> bool:
+    flags, operands = split_flags(rest, set(e.get("value_options", ())))
+    if not all(any(has(flags, f) for f in group) for group in e.get("flags", ())):
+        return False
+    if any(has(flags, f) for f in e.get("not_flags", ())):
+        return False
+    spec = e.get("operands", {})
+    if len(operands) < spec.get("min", 0) or len(operands) > spec.get("max", len(operands)):
+        return False
+    at = {"first": operands[:1], "last": operands[-1:], "any": operands, "rest_any": operands[1:]}
+    if any(not any(patterns[spec[k]].search(o) for o in words) for k, words in at.items() if k in spec):
+        return False
+    return not ("first_not" in spec and operands and patterns[spec["first_not"]].search(operands[0]))
+
+
+# --- loading ---------------------------------------------------------------------------------------
+@cache
+def rule_set(name_or_path: str = "destructive_commands.yaml") -> RuleSet:
+    """The shell rules of a rules file, checked: a bad entry names the file, the rule and the key."""
+    path, data = read_rule_file(name_or_path)
+    patterns = {}
+    for name, rx in (data.get("patterns") or {}).items():
+        try:
+            patterns[name] = re.compile(str(rx))
+        except re.error as e:
+            raise PatternFileError(f"{path}: patterns.{name}: bad regex: {e}") from e
+    sets = {name: frozenset(map(str, items)) for name, items in (data.get("sets") or {}).items()}
+    entries = data.get("shell_rules")
+    if not isinstance(entries, list):
+        raise PatternFileError(f"{path}: expected a list under 'shell_rules'")
+    rules = tuple(_rule(path, i, entry, patterns) for i, entry in enumerate(entries))
+    shapes = tuple((str(b["id"]), re.compile(str(b["pattern"]), re.I), str(b.get("guidance", "")))
+                   for b in data.get("blocked") or [] if isinstance(b, dict) and b.get("shell_aware"))
+    return RuleSet(rules, patterns, sets, shapes)
+
+
+def _rule(path: object, i: int, entry: Any, patterns: dict[str, re.Pattern[str]]) -> ShellRule:
+    where = f"{path}: shell_rules[{i}]"
+    if not isinstance(entry, dict) or "id" not in entry or "guidance" not in entry:
+        raise PatternFileError(f"{where}: each entry needs 'id' and 'guidance'")
+    where += f" ({entry['id']})"
+    out = []
+    for j, spec in enumerate(entry.get("match") or []):
+        at = f"{where}: match[{j}]"
+        if not isinstance(spec, dict):
+            raise PatternFileError(f"{at}: expected a mapping")
+        unknown = set(spec) - _KEYS - ({"kind", "statement"} if "plugin" in spec else set())
+        if unknown:
+            raise PatternFileError(f"{at}: unknown keys {sorted(unknown)}")
+        if "plugin" in spec and spec["plugin"] not in PLUGINS:
+            raise PatternFileError(f"{at}: no plugin {spec['plugin']!r} (known: {sorted(PLUGINS)})")
+        named = [spec.get("redirect"), *(spec.get("kv") or {}).values(), *[v for k, v in (spec.get("operands") or {}).items()
+                                                                         if k in _OPERAND_KEYS - {"min", "max"}]]
+        if missing := [n for n in named if n is not None and n not in patterns]:
+            raise PatternFileError(f"{at}: no pattern named {missing} under 'patterns'")
+        if set(spec.get("operands") or {}) - _OPERAND_KEYS:
+            raise PatternFileError(f"{at}: operands takes {sorted(_OPERAND_KEYS)}")
+        spec = {**spec, "sub": [spec["sub"]] if isinstance(spec.get("sub"), str) else spec.get("sub")}
+        if spec["sub"] is None:
+            del spec["sub"]
+        try:
+            code = re.compile(spec["code"], re.I) if "code" in spec else None
+            args_any = re.compile(spec["args_any"]) if "args_any" in spec else None
+        except re.error as e:
+            raise PatternFileError(f"{at}: bad regex: {e}") from e
+        out.append(Entry(spec, code, args_any))
+    return ShellRule(str(entry["id"]), str(entry.get("source", "")), str(entry["guidance"]), tuple(out),
+                     bool(entry.get("new_files_allowed", False)))
+
+
+__all__ = ["RuleSet", "ShellRule", "has", "judge", "judge_command", "rule_set"]

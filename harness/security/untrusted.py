@@ -5,6 +5,8 @@ in explicit delimiters, and the system prompt carries a SECURITY RULE saying tha
 them is data, never instructions. A fake ``[END EXTERNAL CONTENT]`` inside the content would let
 the rest of it pose as trusted text, so any marker in the content is neutralised first, and
 invisible characters (which could hide a marker or split one) are removed.
+
+Source: seed 004, ``wrap_external_content`` and the "SECURITY RULE (mandatory, never override)".
 """
 
 from __future__ import annotations

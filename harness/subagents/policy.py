@@ -4,6 +4,8 @@ A child's tool policy can only narrow its parent's: it inherits the parent's den
 allow list is the intersection of what the parent has and what the spawn asked for. Unlike the
 seed's sketch, a parent without an explicit allow list counts as allowing exactly the tools it
 has (not nothing), and a spawn without an allow list inherits the parent's (not everything).
+
+Source: seed 004, ``validate_spawn`` and ``resolve_child_tool_policy``; seed 002 spawn tiers; seed 000 "limited to 3 levels".
 """
 
 from __future__ import annotations

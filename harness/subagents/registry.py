@@ -6,6 +6,8 @@ resolves, and each parent a queue its children's results are put on. An *orphan*
 still running after its parent's run ended; ``reap_orphans`` interrupts them. The interrupt
 *fence* is a flag per record: flipping it for an agent flips it for every descendant, whose
 supervisors stop at their next checkpoint (and whose agents are interrupted at once).
+
+Source: seed 004, ``SubagentRegistry`` "Push completion to parent's queue - parent never polls".
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Tool type, typed outcomes and the self-registering catalogue (seed 004, "tool registry")."""
+"""Tool type, typed outcomes and the self-registering catalogue (seed 004, "tool registry").
+
+Source: seed 004, "You want tools to declare themselves" (``register_tool``, ``dispatch_tool``).
+"""
 
 from __future__ import annotations
 

@@ -1,31 +1,7 @@
-"""pytest parameters and helpers for the held-out case tables (``shell_cases/*.yaml``,
-``context_files/heldout*/``): one parameter per case, and a strict ``xfail`` for the ids a table's
-test lists as known misses (a fix then fails the test until the entry is removed)."""
+"""Helpers for the context-file cases (``harness/rules/cases/context``): the looplab scan of one
+file, and the prompt built over files loaded together."""
 
 from __future__ import annotations
-
-import pytest
-
-
-def case_params(groups: dict[str, list[str]] | list[str], prefix: str, misses: dict[str, str]) -> list:
-    """``groups``: form → commands (or one plain list, form ``all``)."""
-    items = groups.items() if isinstance(groups, dict) else [("all", groups)]
-    out = []
-    for form, commands in items:
-        for i, command in enumerate(commands):
-            case_id = f"{prefix}-{form}-{i}"
-            marks = [pytest.mark.xfail(reason=misses[case_id], strict=True)] if case_id in misses else []
-            out.append(pytest.param(command, id=case_id, marks=marks))
-    return out
-
-
-def yaml_case_params(path, misses: dict[str, str]) -> list:
-    """One parameter per row of a YAML list of cases with an ``id`` (context-file tables)."""
-    import yaml  # only the context-file tables need it
-
-    rows = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return [pytest.param(r, id=r["id"], marks=[pytest.mark.xfail(reason=misses[r["id"]], strict=True)]
-                         if r["id"] in misses else []) for r in rows]
 
 
 def scan_as_looplab(text: str, name: str = "AGENTS.md"):

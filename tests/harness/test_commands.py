@@ -1,4 +1,7 @@
-"""Destructive command blocker: what is blocked, what is not, and the difference in a real run."""
+"""Destructive command blocker in a real run: the difference it makes, switches, bad rule files.
+
+What each rule blocks and lets run are its cases (``harness/rules/cases/seed_commands``,
+``shell_commands``), run by ``test_rule_cases.py``."""
 
 from __future__ import annotations
 
@@ -8,57 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness import Agent, HarnessConfig, LocalWorkspace
-from harness.security.commands import check_command
 from harness.security.patterns import PatternFileError
 from harness.testing import call, scripted
-
-
-@pytest.mark.parametrize("command, pattern", [
-    ("rm -rf build", "rm-rf"),
-    ("rm -fr ./canary", "rm-rf"),
-    ("rm -r -f data", "rm-rf"),
-    ("sudo rm --recursive --force /tmp/x", "rm-rf"),
-    ('rm "-rf" canary', "rm-rf"),
-    ("cd x && rm -Rf *", "rm-rf"),
-    ("git push --force origin main", "git-push-force"),
-    ("git push -f", "git-push-force"),
-    ("git push origin +main", "git-push-force"),
-    ("psql -c 'DROP TABLE users;'", "drop-table"),
-    ("sqlite3 db 'drop database prod'", "drop-table"),
-    ("mysql -e 'TRUNCATE TABLE orders'", "truncate-table"),
-    ("git reset --hard HEAD~3", "git-reset-hard"),
-    ("mkfs.ext4 /dev/sdb1", "mkfs"),
-    ("dd if=/dev/zero of=/dev/sda bs=1M", "dd-to-device"),
-    ("chmod -R 777 /", "chmod-777-recursive-root"),
-    (":(){ :|:& };:", "fork-bomb"),
-    ("bomb(){ bomb|bomb& }; bomb", "fork-bomb"),
-])
-def test_destructive_commands_are_blocked(command: str, pattern: str) -> None:
-    verdict = check_command(command)
-    assert verdict.blocked and verdict.pattern_id == pattern
-    assert verdict.guidance
-
-
-@pytest.mark.parametrize("command", [
-    "rm build/tmp.o",
-    "rm -f build/tmp.o",
-    "rm -r build/cache",
-    "git rm --cached secrets.txt",
-    "git push origin feature",
-    "git push --force-with-lease origin feature",
-    "git reset --soft HEAD~1",
-    "git log --format=%H -n 5",
-    "dd if=/dev/urandom of=/dev/null count=1",
-    "dd if=in.img of=out.img",
-    "chmod 644 README.md",
-    "chmod -R 755 ./scripts",
-    "truncate -s 0 app.log",
-    "ls -rf",
-    "python -c 'print(1)'",
-    "rm notes.txt; ls -rf",
-])
-def test_ordinary_commands_are_not_blocked(command: str) -> None:
-    assert not check_command(command).blocked
 
 
 def _run(cfg: HarnessConfig, tmp_path: Path, command: str):

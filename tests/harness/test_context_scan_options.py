@@ -1,6 +1,6 @@
 """The looplab context-scan switches (``unicode_data``, ``any_front_matter``,
 ``exfil_by_capability``, ``example_context``) on generated variants, written after the
-switches (tuned); ``test_context_scan_heldout2.py`` holds the untuned files. The seed scanner
+switches (tuned); the untuned files are cases of the context rules (``test_context_rules.py``). The seed scanner
 (all switches off) is shown unchanged where it differs."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Round 5 of loops by meaning, unit by unit: wrappers that do not change what runs
-(``loop_wrappers``), one file reached from another directory or through a computed working
-directory (``loop_cwd``), and volatile tokens that are not clocks (``loop_volatile_ids``). The
+(``harness.shell.wrappers``), one file reached from another directory or through a computed working
+directory (``harness.shell.cwd``), and volatile tokens that are not clocks (``loop_volatile_ids``). The
 end-to-end cases (the looplab control over whole call sequences) are in
-``shell_cases/heldout5_loops.yaml``, run by ``test_loop_meaning.py``.
+``harness/rules/cases/loops/``, run by ``test_loop_rules.py``.
 
     .venv/bin/python -m pytest -q -p no:xdist tests/harness/test_loop_wrappers.py
 """
@@ -13,7 +13,7 @@ import pytest
 
 from harness.controls.loop_normalise import shell_key, wrapped_keys
 from harness.controls.loop_volatile import mask_volatile
-from harness.controls.loop_wrappers import unwrap
+from harness.shell.wrappers import unwrap
 
 
 @pytest.mark.parametrize("argv, command", [

@@ -6,24 +6,17 @@ import asyncio
 from pathlib import Path
 
 import pytest
+import yaml
 from exec_only_workspace import ExecOnlyWorkspace
 
 from harness import Agent, HarnessConfig, LocalWorkspace
+from harness.rules import CASES_DIR
 from harness.security.paths import check_path
 from harness.testing import call, scripted
 
-CASES = [
-    ("src/main.py", True),
-    ("./src/../src/main.py", True),
-    ("src_alias/main.py", True),        # a symlink that stays inside
-    ("new/dir/file.txt", True),         # does not exist yet
-    (".", True),
-    ("../outside/secret.txt", False),
-    ("src/../../outside/secret.txt", False),
-    ("link/secret.txt", False),         # symlink escape
-    ("link/new_file.txt", False),       # write through a symlink escape
-    ("/etc/passwd", False),
-]
+_RULE = yaml.safe_load((CASES_DIR / "paths" / "file-tool-path.yaml").read_text(encoding="utf-8"))
+CASES = [(p, False) for p in _RULE["ruleid"].values()] + [(p, True) for p in _RULE["ok"].values()]
+"""The rule's own cases (harness/rules/cases/paths/file-tool-path.yaml), on both kinds of workspace."""
 
 
 @pytest.mark.parametrize("path, inside", CASES)

@@ -99,68 +99,6 @@ def test_tool_output_reaches_the_model_by_default_but_events_stay_clean(tmp_path
     assert OPENAI not in str([e.data for e in res.events])
 
 
-# Shape and entropy: cases tuned on and cases held out (written before the rules were measured).
-CASES = Path(__file__).parent / "redaction_cases"
-
-
-def _cases(name: str, kind: str) -> list[dict]:
-    import yaml
-    return yaml.safe_load((CASES / name).read_text())[kind]
-
-
-KNOWN_MISSES = {
-    "tuned.yaml": [],
-    # `mysql -pSECRET` (a password glued to a one-letter flag) is caught since credential
-    # positions were added (redaction_positions)
-    "untuned.yaml": [],
-    # measured once (10/12, 0/14 benign changed) and not tuned on; the two misses (a call's
-    # keyword argument, a URL password with an empty user) are caught since then
-    "untuned2.yaml": [],
-    # written before credential positions were built: 6/16 caught, 1/12 benign changed
-    # (a ULID under `run_id=` in a query); first measurement 15/16, 0/12 (`amqp://:pw@`)
-    "positions.yaml": [],
-    # written before the structure-aware passes: 17/27 caught, 2/22 benign changed (public keys
-    # under `PublicKey =` and `"publicKey":`); first measurement of redaction_structured 27/27, 0/22
-    "structured.yaml": [],
-    # a second batch, written after the first was fixed: 1/12 caught, 1/9 benign changed (a form
-    # body after `-d` hidden whole); after env-style YAML names, argument vectors, dotted keys,
-    # call and index pairs, keyed XML entries and form bodies: 12/12, 0/9
-    "structured2.yaml": [],
-    # written before tables, arguments in other languages and command-line credentials were
-    # built: 0/10 (tables), 6/12 (arguments), 6/13 (command lines) caught, 0 benign changed;
-    # after redaction_tables, the secret words in other languages and the connection context
-    # of password flags: 10/10, 12/12, 13/13, 0 benign changed
-    "tabular.yaml": [],
-    "arguments.yaml": [],
-    "command_lines.yaml": [],
-    # written after reading the round-4 rows (next members of their classes): 5/5, 0/4
-    "clusters.yaml": [],
-    # written after reading the rows: the next member of each class (22/23, 0/13); the miss is a
-    # domain passed after the password (`NetworkCredential(user, password, domain)`): the last
-    # literal is taken as the password, and positions differ by API
-    "next_members.yaml": ["network-credential-domain"],
-    # a second probe written after reading the rows: 8/8, 0/7 (see its header for what is left)
-    "next_members2.yaml": [],
-    # data rows without their header (INSERT without a column list, grep -n lines, fixtures,
-    # CSV/pipe records): written in round 6 before redaction_records, 0/8 caught, 0/8 benign
-    # changed; after it: 8/8, 0/8
-    "records.yaml": [],
-}
-
-
-@pytest.mark.parametrize("split", sorted(KNOWN_MISSES))
-def test_secret_cases_are_redacted(split: str) -> None:
-    missed = [c["id"] for c in _cases(split, "secrets") if c["secret"] in redact(c["text"])]
-    assert missed == KNOWN_MISSES[split]
-
-
-@pytest.mark.parametrize("split", sorted(KNOWN_MISSES))
-def test_benign_cases_are_unchanged(split: str) -> None:
-    changed = {c["id"]: redact(c["text"]) for c in _cases(split, "benign")
-               if redact(c["text"]) != c["text"]}
-    assert changed == {}
-
-
 @pytest.mark.parametrize("name, secret", [
     ("RAILS_MASTER_KEY", True), ("MY_WEIRD_TOKEN", True), ("csrftoken", True),
     ("X-Amz-Signature", True), ("authToken", True), ("PGPASSWORD", True), ("db_pass", True),

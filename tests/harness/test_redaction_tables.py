@@ -1,7 +1,7 @@
 """Secrets in tables, names in other languages, secrets passed to code, password flags by
 context (``redaction_tables``, ``redaction_words.yaml``, ``redaction_calls``,
-``redaction_positions``). Case files: ``redaction_cases/{tabular,arguments,command_lines,
-clusters,next_members}.yaml`` (run by ``test_redaction.py``)."""
+``redaction_positions``). The cases of each rule are in ``harness/rules/cases/secrets/`` (run by
+``test_secret_rules.py``)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from harness.security.commands import CommandGuard, check_shell_command
 from harness.security.config import CommandGuardConfig
 from harness.security.paths import check_shell_paths
 from harness.security.patterns import PatternFileError
-from harness.security.shell_parse import parse
-from harness.security.shell_paths import path_words
+from harness.shell import parse
+from harness.shell.file_args import path_words
 from harness.testing import call, scripted
 
 
@@ -99,3 +99,34 @@ def test_input_that_makes_bashlex_loop_forever_is_read_by_the_tokenizer() -> Non
     parsed = parse(line)
     assert not parsed.parsed
     assert check_shell_command(line).blocked  # the rm -rf in it still counts
+
+
+@pytest.fixture
+def data_ws(tmp_path: Path) -> Path:
+    """data.csv and src/main.py hold content; keep -> data.csv."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "data.csv").write_text("id\n1\n")
+    (tmp_path / "src" / "main.py").write_text("print(1)\n")
+    os.symlink(tmp_path / "data.csv", tmp_path / "keep")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("command", "blocked"), [(": > data.csv", True), (": > fresh.txt", False),
+                                                  ("touch e && mv e keep", True), ("cp /dev/null new.txt", False)])
+def test_a_workspace_reached_only_through_exec_answers_which_files_exist(data_ws: Path, command: str,
+                                                                         blocked: bool) -> None:
+    cfg = HarnessConfig(command_guard=get_preset("looplab").command_guard)
+    res = asyncio.run(Agent(cfg, scripted([call("bash", command=command)], "done"),
+                            ExecOnlyWorkspace(data_ws)).run("go"))  # type: ignore[arg-type]
+    msg = next(m for m in res.messages if m.role == "tool")
+    assert ("destructive command" in msg.content) is blocked, msg.content
+    assert (data_ws / "data.csv").read_text() == "id\n1\n"
+
+
+def test_a_blocked_line_is_never_run_and_an_allowed_one_runs(data_ws: Path) -> None:
+    # The rule cases are judged before the call (nothing runs); here the verdict meets the files.
+    cfg = HarnessConfig(command_guard=get_preset("looplab").command_guard)
+    assert _run(cfg, data_ws, ": > data.csv").is_error
+    assert (data_ws / "data.csv").read_text() == "id\n1\n"
+    assert not _run(cfg, data_ws, ": > fresh.txt").is_error
+    assert (data_ws / "fresh.txt").exists()

@@ -1,14 +1,14 @@
-"""The pieces under the shell guards: static word expansion (``shell_expand``) and in-place
+"""The pieces under the shell guards: static word expansion (``harness.shell.words``) and in-place
 editor scripts (``shell_inplace``), checked directly on their own inputs."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.security.shell_expand import Scope, expand_word, from_parent, run_substitution
-from harness.security.shell_inplace import inplace_rule
-from harness.security.shell_parse import parse
-from harness.security.shell_paths import path_words
+from harness.security.shell_inplace import keeps_nothing
+from harness.shell import parse
+from harness.shell.file_args import path_words
+from harness.shell.words import Scope, expand_word, from_parent, run_substitution
 
 
 @pytest.mark.parametrize(("word", "value"), [
@@ -82,4 +82,4 @@ def test_and_or_lists_inside_a_substitution_parse() -> None:
     ("vim", ["-c", "%d", "f"], False),  # never written
 ])
 def test_in_place_editors_empty_a_file_only_when_no_line_survives(prog: str, args: list[str], empties: bool) -> None:
-    assert (inplace_rule(prog, args) == "inplace-empty") is empties
+    assert keeps_nothing(prog, args) is empties

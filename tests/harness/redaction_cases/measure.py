@@ -1,4 +1,5 @@
-"""Redaction rates: held-out/tuned case files, and lines changed in real text (false positives).
+"""Redaction rates: the secret rules' cases (``harness/rules/cases/secrets``), and lines changed in
+real text (false positives).
 
     .venv/bin/python tests/harness/redaction_cases/measure.py [-v]
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from harness.rules import case_files
 from harness.security.redaction import _redact_uncached as redact
 
 HERE = Path(__file__).parent
@@ -22,13 +24,13 @@ ROOT = HERE.parents[2]
 
 
 def cases(verbose: bool) -> None:
-    for f in sorted(HERE.glob("*.yaml")):
-        d = yaml.safe_load(f.read_text())
-        missed = [c["id"] for c in d["secrets"] if c["secret"] in redact(c["text"])]
-        changed = [c["id"] for c in d["benign"] if redact(c["text"]) != c["text"]]
-        n, b = len(d["secrets"]), len(d["benign"])
-        print(f"{f.name}: secrets caught {n - len(missed)}/{n}, benign changed {len(changed)}/{b}"
-              + (f"  missed={missed} changed={changed}" if verbose else ""))
+    for rule, path in case_files("secrets"):
+        d = yaml.safe_load(path.read_text(encoding="utf-8"))
+        secrets, benign = d.get("ruleid") or {}, d.get("ok") or {}
+        missed = [name for name, c in secrets.items() if c["secret"] in redact(c["text"])]
+        changed = [name for name, c in benign.items() if redact(c) != c]
+        print(f"{rule}: secrets caught {len(secrets) - len(missed)}/{len(secrets)}, benign changed "
+              f"{len(changed)}/{len(benign)}" + (f"  missed={missed} changed={changed}" if verbose else ""))
 
 
 def real_text(verbose: bool) -> None:
