@@ -9,15 +9,8 @@ import ast
 import textwrap
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("harness", "evals", "reports", "scenarios", "sandboxes")
-CONTROLS_SHIM = ("harness.controls", "harness.assembly")
-"""The one import known to close a cycle: ``harness.controls.__getattr__`` keeps the old name
-``harness.controls.build_controls`` by importing ``harness.assembly``, which imports the control
-modules, whose imports of ``harness.controls.base`` run ``harness.controls``. The shim goes with
-the clean-up of the harness's limits and dead code (issue 26, item 3)."""
 
 
 def module_files(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
@@ -125,16 +118,7 @@ def _described(found: list[list[str]]) -> str:
 
 def test_no_import_cycle_in_any_package() -> None:
     graph = import_graph(module_files(ROOT, PACKAGES))
-    importer, imported = CONTROLS_SHIM
-    graph[importer].discard(imported)  # known and tracked below
     found = cycles(graph)
-    assert found == [], _described(found)
-
-
-@pytest.mark.xfail(strict=True, reason="harness.controls.__getattr__ imports harness.assembly "
-                   "(see CONTROLS_SHIM); strict: remove this mark when the shim goes")
-def test_no_import_cycle_through_the_controls_shim() -> None:
-    found = cycles(import_graph(module_files(ROOT, ("harness",))))
     assert found == [], _described(found)
 
 

@@ -89,9 +89,7 @@ class CommandGuard(Control):
         self.config = config
         self.patterns = blocked_patterns(config.patterns_file, tuple(config.disabled))
         if config.shell_aware:
-            from harness.security.shell_rules import (
-                rule_set,  # the shell parser only when this mode is on
-            )
+            from harness.security.shell_rules import rule_set  # parser only when this mode is on
 
             rule_set(config.patterns_file)  # a bad file fails at start
 

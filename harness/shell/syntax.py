@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -29,7 +29,9 @@ import bashlex
 import bashlex.errors
 import bashlex.tokenizer
 
+from harness.shell.command import SimpleCommand
 from harness.shell.keywords import soften_prefixes
+from harness.shell.tokens import tokenize  # the fallback reader
 
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -37,28 +39,6 @@ _MAX_INPUT = 20_000
 """Longer command lines are tokenized, not parsed (bashlex is recursive and slow on huge input)."""
 CACHE_SIZE = 1024
 """Distinct lines kept parsed (a long run repeats far fewer distinct lines than this)."""
-
-
-@dataclass
-class SimpleCommand:
-    argv: list[str]
-    """The words after quote removal (expansions such as ``$DIR`` stay as written)."""
-    redirects: list[tuple[str, str]] = field(default_factory=list)
-    """``(operator, target)``: ``(">", "out.txt")``, ``("<", "in.txt")``; fd duplications left out."""
-    stdin_text: str = ""
-    """What the command reads on stdin when the line shows it: a here-document's body, or the
-    words an ``echo``/``printf`` piped into it."""
-    via: str = ""
-    """The program that runs this one for many inputs (``find`` -exec, ``xargs``), if any."""
-    piped_from: list[str] = field(default_factory=list)
-    """The words of the command whose output this one reads through a pipe, if any."""
-    assignments: list[str] = field(default_factory=list)
-    """``NAME=value`` words before the program, as written (a line of only assignments has
-    an empty ``argv``)."""
-    loop_words: dict[str, list[str] | None] = field(default_factory=dict)
-    """Variables of the loops around this command: a ``for`` variable -> the words it takes in
-    turn (``for f in data/*``), a variable ``read`` sets in a ``while``/``until`` condition ->
-    None (one value per line of a stream, like ``xargs``)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +51,6 @@ class Parsed:
 @lru_cache(maxsize=CACHE_SIZE)
 def parse(command: str) -> Parsed:
     """Every simple command of ``command``, in source order (nested ones included); cached."""
-    from harness.shell.tokens import tokenize  # the fallback reader
-
     text, bodies = _cut_heredocs(_CONTINUATION.sub(" ", command))
     if len(text) <= _MAX_INPUT:
         trees = _first_parse(text)

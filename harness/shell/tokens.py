@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from harness.shell.syntax import SimpleCommand
+from harness.shell.command import SimpleCommand
 
 _OPERATORS = {";", "&&", "||", "|", "&", "(", ")", "|&", ";;", "{", "}", "!", "then", "do", "else",
               "elif", "if", "fi", "done", "while", "until", "esac", "in"}
