@@ -205,7 +205,7 @@ def print_table(rows: list[Row], turns: list[int], window: int) -> None:
 PARTS: list[tuple[str, str, str]] = [
     ("loop detection: output masking", "harness.controls.loop_volatile", "mask_volatile"),
     ("loop detection: call keys", "harness.controls.loop_normalise", "call_key"),
-    ("shell parsing", "harness.security.shell_parse", "parse"),
+    ("shell parsing", "harness.shell.syntax", "parse"),
     ("redaction", "harness.security.redaction", "redact"),
     ("compaction: identifier scan", "harness.compaction.identifiers", "verify_summary"),
     ("token counting", "harness.tokens", "TokenCounter.count"),
