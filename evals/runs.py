@@ -319,12 +319,13 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int,
               "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
               "--processes", "1", "--no-report", "--no-setup", "--split-child"]
     t0 = time.monotonic()
-    procs = []
-    for i, group in enumerate(groups):
-        display = (args.display or "full") if i == 0 else "none"
-        procs.append(subprocess.Popen([sys.executable, "-m", "evals", "run", "--configs",
-                                       ",".join(group), "--display", display, *common], cwd=ROOT))
+    procs: list[subprocess.Popen] = []
     try:
+        for i, group in enumerate(groups):
+            display = (args.display or "full") if i == 0 else "none"
+            procs.append(subprocess.Popen([sys.executable, "-m", "evals", "run", "--configs",
+                                           ",".join(group), "--display", display, *common],
+                                          cwd=ROOT))
         codes = [p.wait() for p in procs]
     except KeyboardInterrupt:
         stop_children(procs)  # they remove their sandboxes and keep their logs
