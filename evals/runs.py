@@ -18,6 +18,7 @@ import it once their arguments parsed, so ``--help`` and a bad flag answer at on
 from __future__ import annotations
 
 import argparse
+import signal
 import subprocess
 import sys
 import time
@@ -48,7 +49,7 @@ from evals.realmodel.server import (
 )
 from evals.repro import repro
 from evals.scripted_provider import check_model_name
-from evals.stopping import EXIT_INTERRUPTED, stop_children
+from evals.stopping import EXIT_INTERRUPTED, STOPPING, stop_children
 from evals.task import PEERS, agent_for, configurations, looplab_suite
 from harness.presets import get_preset
 from sandboxes.k8s_values import missing_prerequisites
@@ -343,9 +344,11 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int,
 
 
 def split_outcome(codes: list[int]) -> int:
-    """One exit code for a split run: an interrupt wins (130, also when a child was stopped by
-    a signal: 130, 143, 129 or killed by one), then any other failure (1)."""
-    if any(c in (EXIT_INTERRUPTED, 128 + 15, 128 + 1) or c < 0 for c in codes):
+    """One exit code for a split run: an interrupt wins (130, also when a child stopped on
+    SIGTERM or SIGHUP or died of SIGINT, SIGTERM or SIGHUP), then any other failure (1)."""
+    stopped = {EXIT_INTERRUPTED, *(128 + s for s in STOPPING), -signal.SIGINT,
+               *(-s for s in STOPPING)}
+    if any(c in stopped for c in codes):
         return EXIT_INTERRUPTED
     return EXIT_ERRORED if any(codes) else 0
 
