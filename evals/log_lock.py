@@ -25,7 +25,7 @@ LOCK_FILE = ".looplab-run.lock"
 
 
 class LogDirBusy(ValueError):
-    """Another live run holds the log directory (bad input: exit 2)."""
+    """Another live run holds the log directory, or it cannot be written (bad input: exit 2)."""
 
 
 @contextmanager
@@ -46,7 +46,10 @@ def hold_log_dir(log_dir: Path) -> Iterator[None]:
 
 def _lock(path: Path, log_dir: Path) -> int:
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except PermissionError as e:
+            raise LogDirBusy(f"--log-dir {log_dir}: cannot write there ({e.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -151,7 +151,10 @@ def ensure_sandbox(kind: str) -> None:
 def new_log_dir(given: str, default_name: str) -> Path:
     """``given`` (``--log-dir``), else ``logs/<default_name>``, created."""
     path = Path(given).resolve() if given else LOGS / default_name
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file of that name, no permission: bad input, said in one line
+        raise RunError(f"--log-dir {path}: cannot create it ({e.strerror})") from e
     return path
 
 

@@ -76,6 +76,13 @@ def test_bad_input_found_by_the_eval_stack_writes_nothing(tmp_path, args, said):
     assert not (tmp_path / "logs").exists()
 
 
+def test_a_log_dir_that_is_a_file_is_bad_input(tmp_path):
+    (tmp_path / "logs").write_text("mine")
+    res = looplab(*_local_run(tmp_path / "logs"))
+    assert res.returncode == 2 and f"--log-dir {tmp_path / 'logs'}: cannot create it" in res.stderr
+    assert (tmp_path / "logs").read_text() == "mine"
+
+
 def test_a_log_directory_held_by_a_live_run_is_refused_naming_it(tmp_path):
     log_dir = tmp_path / "logs"
     log_dir.mkdir()
