@@ -8,8 +8,8 @@
 beside them in ``<log dir>/report/``, and prints the wall time; ``logs/latest`` points at the
 last *complete* run under ``logs/``. One run at a time writes into a log directory (a second one
 is refused). SIGTERM and SIGHUP stop a run the way Ctrl-C does: every process of the run stops
-and removes its sandboxes (``evals.stopping``). Exit codes (``EXIT_CODES``, also in ``--help``
-and the README): 0 complete, 1 incomplete (a sample errored, a log did not finish or is
+and removes its sandboxes (``evals.stopping``). Exit codes (``evals.flags.EXIT_CODES``, also in
+``--help`` and the README): 0 complete, 1 incomplete (a sample errored, a log did not finish or is
 damaged: named on stderr), 2 bad input (nothing written), 3 ``repro``: a probed item failed,
 129 SIGHUP, 130 interrupted (SIGINT), 143 SIGTERM.
 
@@ -26,21 +26,10 @@ import sys
 
 from evals import stopping
 from evals.bench.cli import add_parser as add_bench_parser
-from evals.flags import DISPLAYS, FAMILIES, SANDBOXES, NonEmptyList, positive_int
+from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, SANDBOXES, NonEmptyList, positive_int
 from evals.realmodel.run import add_parser as add_real_parser
 
 EXIT_BAD_INPUT = 2
-EXIT_CODES = """\
-exit codes (every looplab command; the README's table says the same):
-  0    complete
-  1    incomplete: a sample errored, a log did not finish or is damaged (named on stderr; the
-       scorecard marks the run incomplete and ranks nothing on it)
-  2    bad input: the flag, file or field is named; nothing ran, nothing was written (also: the
-       log directory is in use by another run, which is named)
-  3    repro: a probed item failed
-  129  stopped by SIGHUP  \\
-  130  interrupted (SIGINT, Ctrl-C)  > every process of the run stopped, its sandboxes removed,
-  143  stopped by SIGTERM /  the logs written so far kept, logs/latest not moved"""
 
 
 def main(argv: list[str] | None = None) -> int:

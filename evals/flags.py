@@ -15,7 +15,21 @@ DISPLAYS = ("full", "conversation", "rich", "plain", "log", "none")
 """inspect's display types (``inspect_ai.util.DisplayType``)."""
 SANDBOXES = ("docker", "k8s", "local")
 
-__all__ = ["DISPLAYS", "FAMILIES", "SANDBOXES", "NonEmptyList", "positive_int"]
+EXIT_CODES = """\
+exit codes (every looplab command; the README's table says the same):
+  0    complete
+  1    incomplete: a sample errored, a log did not finish or is damaged (named on stderr; the
+       scorecard marks the run incomplete and ranks nothing on it)
+  2    bad input: the flag, file or field is named; nothing ran, nothing was written (also: the
+       log directory is held by another run, which is named)
+  3    repro: a probed item failed
+  129  stopped by SIGHUP (as 130)
+  130  interrupted (SIGINT, Ctrl-C): every process of the run stopped, its sandboxes removed,
+       the logs written so far kept, logs/latest not moved; a second signal stops at once
+  143  stopped by SIGTERM (as 130)"""
+"""The epilog of every subcommand's ``--help``."""
+
+__all__ = ["DISPLAYS", "EXIT_CODES", "FAMILIES", "SANDBOXES", "NonEmptyList", "positive_int"]
 
 
 def positive_int(text: str) -> int:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import argparse
 
-from evals.flags import DISPLAYS, NonEmptyList, positive_int
+from evals.flags import DISPLAYS, EXIT_CODES, NonEmptyList, positive_int
 
 DEFAULT_MODEL = "scripted-bench/oracle"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``bench`` subcommand on ``python -m evals``."""
-    b = sub.add_parser("bench", help="run benchmark tasks (clean and hostile variants), then report")
+    b = sub.add_parser("bench", help="run benchmark tasks (clean and hostile variants), then report",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument("--configs", default="naive,looplab", action=NonEmptyList,
                    help="comma-separated presets, peers or harness specs, or 'all' "
                         "(default: naive,looplab)")

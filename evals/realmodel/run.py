@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from evals.flags import DISPLAYS, FAMILIES, NonEmptyList, positive_int
+from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, NonEmptyList, positive_int
 from evals.realmodel.server import DEFAULT_BASE
 
 DEFAULT_SCENARIOS = ("provider-quota-fallback,provider-overloaded-fallback,provider-auth-fallback,"
@@ -22,7 +22,8 @@ DEFAULT_SCENARIOS = ("provider-quota-fallback,provider-overloaded-fallback,provi
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``real`` subcommand on ``python -m evals``."""
     r = sub.add_parser("real", help="run scenarios against a real server (vLLM) through the fault "
-                                    "proxy, with prefix-cache figures per configuration")
+                                    "proxy, with prefix-cache figures per configuration",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--base-url", default="", help=f"server (default: $VLLM_BASE_URL or {DEFAULT_BASE})")
     r.add_argument("--served-model", default=None, help="model name to use (default: the first served)")
     r.add_argument("--configs", default=os.environ.get("CONFIGS") or "naive,seed004,looplab",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.cli import EXIT_CODES
+from evals.flags import EXIT_CODES
 from evals.log_lock import LOCK_FILE, hold_log_dir
 from evals.runs import point_latest
 
