@@ -57,10 +57,10 @@ harness-images: venv ## Build the images of the harness specs (sandboxes/harness
 browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
 
-eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit 1: a sample errored, 130: interrupted)
+eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit codes: README, `looplab run --help`)
 	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY))
 
-report: venv ## Write the scorecard for LOGS (default: logs/latest) to reports/out/<run>/
+report: venv ## Write the scorecard for LOGS (default: logs/latest) beside its logs, to <run>/report/ (exit 1: the run is incomplete)
 	$(PY) -m reports scorecard $(LOGS)
 
 compare: venv ## Compare configurations A and B in LOGS (or two log dirs: A=logs/x B=logs/y)

@@ -4,13 +4,18 @@
     python -m evals repro SCENARIO [--config looplab] [--overrides key=value,...]
     python -m evals list
 
-``run`` writes inspect logs to ``logs/<timestamp>/``, then the scorecard to
-``reports/out/<timestamp>/``, and prints the wall time; ``logs/latest`` points at the last
-*complete* run. Exit codes: 0 complete, 1 a sample errored (infrastructure: named on stderr),
-2 bad input, 130 interrupted; ``repro`` exits 3 when a probed item failed.
+``run`` writes inspect logs to ``logs/<timestamp>/`` (or ``--log-dir``), then the scorecard
+beside them in ``<log dir>/report/``, and prints the wall time; ``logs/latest`` points at the
+last *complete* run under ``logs/``. One run at a time writes into a log directory (a second one
+is refused). SIGTERM and SIGHUP stop a run the way Ctrl-C does: every process of the run stops
+and removes its sandboxes (``evals.stopping``). Exit codes (``evals.flags.EXIT_CODES``, also in
+``--help`` and the README): 0 complete, 1 incomplete (a sample errored, a log did not finish or is
+damaged: named on stderr), 2 bad input (nothing written), 3 ``repro``: a probed item failed,
+129 SIGHUP, 130 interrupted (SIGINT), 143 SIGTERM.
 
-This module parses arguments (``evals.bench.cli`` and ``evals.realmodel.run`` add theirs); each
-subcommand names the function of ``evals.runs`` that runs and reports it.
+This module parses arguments (``evals.bench.cli`` and ``evals.realmodel.run`` add theirs; the
+values every flag takes are checked in ``evals.flags``); each subcommand names the function of
+``evals.runs`` that runs and reports it.
 """
 
 from __future__ import annotations
@@ -19,32 +24,32 @@ import argparse
 import os
 import sys
 
+from evals import stopping
 from evals.bench.cli import add_parser as add_bench_parser
+from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, SANDBOXES, NonEmptyList, positive_int
 from evals.realmodel.run import add_parser as add_real_parser
 
-
-def positive_int(text: str) -> int:
-    """A count flag: 0 or less would hang the run or do nothing, so it is refused up front."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+EXIT_BAD_INPUT = 2
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="looplab", description="looplab: evaluate agent harnesses.")
+    p = argparse.ArgumentParser(prog="looplab", description="looplab: evaluate agent harnesses.",
+                                epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
 
-    r = sub.add_parser("run", help="run scenarios × configurations, then write the scorecard")
-    r.add_argument("--configs", default=os.environ.get("CONFIGS", "naive,looplab"))
-    r.add_argument("--sandbox", default="docker", choices=["docker", "k8s", "local"])
+    r = sub.add_parser("run", help="run scenarios × configurations, then write the scorecard",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("--configs", default=os.environ.get("CONFIGS") or "naive,looplab",
+                   action=NonEmptyList, help="comma-separated presets, peers or harness specs, "
+                                             "or all (default: naive,looplab)")
+    r.add_argument("--sandbox", default="docker", choices=SANDBOXES)
     r.add_argument("--model", default="scripted/suite")
-    r.add_argument("--scenarios", default="", help="comma-separated scenario ids (default: all)")
-    r.add_argument("--family", default="")
-    r.add_argument("--fallbacks", default="", help="fallback models for real-model runs")
+    r.add_argument("--scenarios", default="", action=NonEmptyList,
+                   help="comma-separated scenario ids (default: all)")
+    r.add_argument("--family", default="", choices=FAMILIES,
+                   help="only this checklist family (default: all)")
+    r.add_argument("--fallbacks", default="", action=NonEmptyList,
+                   help="fallback models for real-model runs")
     r.add_argument("--epochs", type=positive_int, default=1)
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
     # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
@@ -54,19 +59,20 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--split-child", action="store_true", help=argparse.SUPPRESS)
     r.add_argument("--max-samples", type=positive_int, default=16,
                    help="samples (and sandboxes) at once, over all configurations")
-    r.add_argument("--log-dir", default="")
-    r.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
+    r.add_argument("--log-dir", default="", help="default: logs/<timestamp>/ (one run at a time)")
+    r.add_argument("--display", default=None, choices=DISPLAYS, help="inspect's display")
     r.add_argument("--no-report", action="store_true")
     r.set_defaults(run="run_suite")
 
-    rp = sub.add_parser("repro", help="run one scenario and print a readable transcript")
+    rp = sub.add_parser("repro", help="run one scenario and print a readable transcript",
+                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("scenario")
     rp.add_argument("--config", default="looplab")
-    rp.add_argument("--sandbox", default="docker", choices=["docker", "k8s", "local"])
+    rp.add_argument("--sandbox", default="docker", choices=SANDBOXES)
     rp.add_argument("--model", default="scripted/suite")
     rp.add_argument("--log-dir", default="")
-    rp.add_argument("--overrides", default="", help="changes to the preset, e.g. "
-                    "loop_detection.ping_pong=false: watch the failure its control prevents")
+    rp.add_argument("--overrides", default="", action=NonEmptyList, help="changes to the preset, "
+                    "e.g. loop_detection.ping_pong=false: watch the failure its control prevents")
     rp.set_defaults(run="run_repro")
 
     add_real_parser(sub)
@@ -76,18 +82,21 @@ def main(argv: list[str] | None = None) -> int:
     ls.set_defaults(run="run_list")
 
     args = p.parse_args(argv)
-    # evals.runs imports inspect and the eval stack (seconds): only once the arguments parsed
-    from evals import runs
+    with stopping.stop_on_signals(split_child=getattr(args, "split_child", False)) as stop:
+        try:
+            # evals.runs imports inspect and the eval stack (seconds): once the arguments parsed
+            from evals import runs
 
-    try:
-        return int(getattr(runs, args.run)(args))
-    except KeyboardInterrupt:
-        print("\nlooplab: interrupted; logs written so far are kept, logs/latest was not moved.",
-              file=sys.stderr)
-        return runs.EXIT_INTERRUPTED
-    except (runs.RunError, ValueError) as e:  # ValueError: bad scenario ids, presets, scenario
-        print(f"looplab: error: {e}", file=sys.stderr)  # files, an unusable server
-        return runs.EXIT_BAD_INPUT
+            rc = int(getattr(runs, args.run)(args))
+        except KeyboardInterrupt:
+            print("\nlooplab: interrupted; logs written so far are kept, logs/latest was not "
+                  "moved.", file=sys.stderr)
+            return stop.exit_code()
+        except ValueError as e:  # evals.runs.RunError, bad scenario ids, presets, scenario files,
+            print(f"looplab: error: {e}", file=sys.stderr)  # an unusable server
+            return EXIT_BAD_INPUT
+    # inspect may end a cancelled eval itself (cancelled logs) rather than raise
+    return stop.exit_code() if rc == stopping.EXIT_INTERRUPTED else rc
 
 
 if __name__ == "__main__":

@@ -5,8 +5,11 @@ writes the report and, when the run is complete, points ``logs/latest`` at it. T
 (``evals.cli``, ``evals.bench.cli``, ``evals.realmodel.run``) only parse arguments and call the
 ``run_*`` functions here with the parsed arguments.
 
-Bad input raises ``RunError`` before anything runs (the command line prints it and exits 2).
-Exit codes of a run: 0 complete, 1 a sample errored or a log did not finish, 130 interrupted.
+Bad input raises ``RunError`` before anything runs or is written (the command line prints it and
+exits 2); so does a log directory another run holds (``evals.log_lock``). The scorecard goes
+beside the logs (``<log dir>/report/``); ``logs/latest`` names the last complete run under
+``logs/``. Exit codes of a run: 0 complete, 1 a sample errored or a log did not finish, 130
+interrupted (143 SIGTERM, 129 SIGHUP: ``evals.stopping``).
 
 Importing this module imports inspect and the whole eval stack (seconds): the command lines
 import it once their arguments parsed, so ``--help`` and a bad flag answer at once.
@@ -15,19 +18,27 @@ import it once their arguments parsed, so ``--help`` and a bad flag answer at on
 from __future__ import annotations
 
 import argparse
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import eval as inspect_eval
+from inspect_ai._util.entrypoints import ensure_entry_points  # no public API lists providers
+from inspect_ai._util.registry import registry_find, registry_unqualified_name
 from inspect_ai.util import DisplayType
 
+from evals.bench.provider import PROVIDER
 from evals.bench.task import looplab_bench
 from evals.harnesses.configs import is_spec
+from evals.harnesses.spec import broken_specs
 from evals.library import load_library, select
+from evals.log_lock import hold_log_dir
 from evals.realmodel.metrics import scrape
 from evals.realmodel.server import (
     RealModelError,
@@ -37,36 +48,83 @@ from evals.realmodel.server import (
     resolve,
 )
 from evals.repro import repro
+from evals.scripted_provider import check_model_name
+from evals.stopping import EXIT_INTERRUPTED, STOPPING, stop_children
 from evals.task import PEERS, agent_for, configurations, looplab_suite
 from harness.presets import get_preset
 from sandboxes.k8s_values import missing_prerequisites
 from scenarios.bench import BenchError
 from scenarios.bench import select as select_bench
+from scenarios.bench.actors import ACTORS
+from scenarios.loader import ScenarioError
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP = ROOT / "sandboxes" / "setup.sh"
-EXIT_INTERRUPTED = 130
+LOGS = ROOT / "logs"
+"""Home of the default log directories and of ``logs/latest``."""
 EXIT_ERRORED = 1
 EXIT_BAD_INPUT = 2
 SHOW_ERRORS = 10
 """Errored samples named on stderr (the rest are counted)."""
 
 
-class RunError(Exception):
+class RunError(ValueError):
     """Bad input to a run, found before anything ran: the command line prints it, exits 2."""
 
 
 # --- what every run does ------------------------------------------------------------------------
 
-def select_configs(text: str) -> list[str]:
-    """``--configs``: comma-separated configurations, or ``all``."""
-    if text.strip() == "all":
-        return configurations()
+def select_configs(text: str, flag: str = "--configs") -> list[str]:
+    """``--configs``: comma-separated configurations, or ``all``. A harness spec that does not
+    load is an error when named, and otherwise said and left out."""
     names = [c.strip() for c in text.split(",") if c.strip()]
+    broken = broken_specs()
+    named = [c for c in names if c in broken]
+    if named:
+        raise RunError(f"{flag}: harness spec {named[0]} does not load: {broken[named[0]]}")
+    for name, error in broken.items():
+        print(f"looplab: skipped harness spec {name} (not selected): {error}", file=sys.stderr)
+    if names == ["all"]:
+        return configurations()
     unknown = [c for c in names if c not in configurations()]
     if unknown or not names:
-        raise RunError(f"--configs: unknown configuration(s) {unknown}; valid: {', '.join(configurations())}")
+        raise RunError(f"{flag}: unknown configuration(s) {unknown}; valid: {', '.join(configurations())}")
     return names
+
+
+def select_scenarios(ids: str, family: str) -> list:
+    """``--scenarios`` and ``--family`` (every scenario when both are empty)."""
+    load_library()  # a damaged scenario file is named by its own error
+    try:
+        return select(ids or None, family or None)
+    except ScenarioError as e:  # an unknown id would list all 721: `looplab list` shows them
+        raise RunError(f"--scenarios/--family: {str(e).split('; valid ids:')[0]} "
+                       "(`looplab list` lists them)") from e
+
+
+def check_model(model: str, flag: str = "--model") -> None:
+    """``provider/name`` with a provider inspect knows (its own or an entry point's, such as
+    ``scripted``), checked before a log directory is made; a scripted name names a scenario,
+    role or actor."""
+    provider, _, name = model.partition("/")
+    if not provider or not name:
+        raise RunError(f"{flag} {model!r}: expected <provider>/<model>, e.g. scripted/suite")
+    ensure_entry_points()
+    if not registry_find(lambda info: info.type == "modelapi"
+                         and registry_unqualified_name(info) == provider):
+        raise RunError(f"{flag} {model!r}: unknown model provider {provider!r} (inspect's "
+                       "providers, scripted, scripted-bench)")
+    if provider == "scripted":
+        check_model_name(name)
+    if provider == PROVIDER and name not in ACTORS:
+        raise RunError(f"{flag} {model!r}: unknown actor; valid: "
+                       + ", ".join(f"{PROVIDER}/{a}" for a in ACTORS))
+
+
+def check_models(model: str, fallbacks: str) -> None:
+    check_model(model)
+    for fallback in filter(None, fallbacks.split(",")):
+        check_model(fallback.strip(), "--fallbacks")
 
 
 def ensure_sandbox(kind: str) -> None:
@@ -90,11 +148,22 @@ def ensure_sandbox(kind: str) -> None:
                        "the scripted suite unisolated with: make eval SANDBOX=local")
 
 
-def new_log_dir(given: str, default_name: str, under: Path = ROOT / "logs") -> Path:
-    """``given`` (``--log-dir``), else ``under/<default_name>``, created."""
-    path = Path(given or under / default_name)
-    path.mkdir(parents=True, exist_ok=True)
+def new_log_dir(given: str, default_name: str) -> Path:
+    """``given`` (``--log-dir``), else ``logs/<default_name>``, created."""
+    path = Path(given).resolve() if given else LOGS / default_name
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file of that name, no permission: bad input, said in one line
+        raise RunError(f"--log-dir {path}: cannot create it ({e.strerror})") from e
     return path
+
+
+@contextmanager
+def held_log_dir(given: str, default_name: str) -> Iterator[Path]:
+    """``new_log_dir``, held by this run while the block lasts (``evals.log_lock``)."""
+    log_dir = new_log_dir(given, default_name)
+    with hold_log_dir(log_dir):
+        yield log_dir
 
 
 def stamp() -> str:
@@ -139,17 +208,25 @@ def run_outcome(logs: list, expected: int) -> int:
 
 
 def write_report(log_dir: Path, kind: str = "scorecard") -> int:
-    """``python -m reports <kind> LOG_DIR`` (``scorecard`` or ``bench``); its exit code."""
+    """``python -m reports <kind> LOG_DIR`` (``scorecard`` or ``bench``: written beside the
+    logs, in ``LOG_DIR/report/``); its exit code."""
     res = subprocess.run([sys.executable, "-m", "reports", kind, str(log_dir)], cwd=ROOT)
     return res.returncode
 
 
-def point_latest(log_dir: Path) -> None:
-    latest = log_dir.parent / "latest"
+def point_latest(log_dir: Path, logs: Path = LOGS) -> None:
+    """``logs/latest`` → ``log_dir`` when that lies under ``logs/`` (a run elsewhere leaves it:
+    the README's ``logs/latest`` never leads out of ``logs/``)."""
+    latest = logs / "latest"
+    try:
+        target = log_dir.resolve().relative_to(logs.resolve())
+    except ValueError:
+        print(f"looplab: {log_dir} is outside {logs}: logs/latest was left where it was")
+        return
     try:
         if latest.is_symlink() or latest.exists():
             latest.unlink()
-        latest.symlink_to(log_dir.name)
+        latest.symlink_to(target)
     except OSError:
         pass  # a convenience only
 
@@ -168,15 +245,24 @@ def finish(log_dir: Path, rc: int) -> None:
 def run_suite(args: argparse.Namespace) -> int:
     """Scenarios × configurations in one process, or split over ``args.processes``."""
     configs = select_configs(args.configs)
-    chosen = select(args.scenarios or None, args.family or None)  # fail early on bad ids
+    chosen = select_scenarios(args.scenarios, args.family)
+    check_models(args.model, args.fallbacks)
     if not args.no_setup:
         ensure_sandbox(args.sandbox)
-    if args.processes > 1 and len(configs) > 1:
-        return run_split(args, configs, len(chosen))
-    log_dir = new_log_dir(args.log_dir, stamp())
+    if args.split_child:  # one process of a split run: its parent holds the log directory
+        return run_configs(args, configs, len(chosen), new_log_dir(args.log_dir, stamp()))
+    with held_log_dir(args.log_dir, stamp()) as log_dir:
+        if args.processes > 1 and len(configs) > 1:
+            return run_split(args, configs, len(chosen), log_dir)
+        return run_configs(args, configs, len(chosen), log_dir)
+
+
+def run_configs(args: argparse.Namespace, configs: list[str], n_scenarios: int,
+                log_dir: Path) -> int:
+    """The configurations in this process, all at once; then the report."""
     tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
                            sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
-    print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations "
+    print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; logs: {log_dir}", flush=True)
     t0 = time.monotonic()
     # The eval process is CPU-bound on a small machine: inspect's realtime sample log and its
@@ -192,7 +278,7 @@ def run_suite(args: argparse.Namespace) -> int:
     if args.split_child:  # one process of a split run: its parent prints the totals
         print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
     else:
-        print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
+        print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
               f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
         finish(log_dir, rc)
     return rc
@@ -220,35 +306,33 @@ def balanced_groups(configs: list[str], n: int) -> list[list[str]]:
     return [g for g in groups if g]
 
 
-def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) -> int:
+def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int,
+              log_dir: Path) -> int:
     """Run the configurations in ``args.processes`` processes writing to one log directory
     (inspect's eval loop uses one core; a second process uses the second), then one report.
-    The first process shows inspect's display; the others run quietly and say when done."""
+    The first process shows inspect's display; the others run quietly and say when done. A
+    signal to this process stops the children first (``evals.stopping``)."""
     n = min(args.processes, len(configs))
     groups = balanced_groups(configs, n)
-    log_dir = new_log_dir(args.log_dir, stamp())
     print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
           f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
-    common = ["--sandbox", args.sandbox, "--model", args.model, "--scenarios", args.scenarios,
-              "--family", args.family, "--fallbacks", args.fallbacks, "--epochs", str(args.epochs),
+    given = {"--scenarios": args.scenarios, "--family": args.family, "--fallbacks": args.fallbacks}
+    common = ["--sandbox", args.sandbox, "--model", args.model, "--epochs", str(args.epochs),
+              *[part for flag, value in given.items() if value for part in (flag, value)],
               "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
               "--processes", "1", "--no-report", "--no-setup", "--split-child"]
     t0 = time.monotonic()
-    procs = []
-    for i, group in enumerate(groups):
-        display = (args.display or "full") if i == 0 else "none"
-        procs.append(subprocess.Popen([sys.executable, "-m", "evals", "run", "--configs",
-                                       ",".join(group), "--display", display, *common], cwd=ROOT))
+    procs: list[subprocess.Popen] = []
     try:
+        for i, group in enumerate(groups):
+            display = (args.display or "full") if i == 0 else "none"
+            procs.append(subprocess.Popen([sys.executable, "-m", "evals", "run", "--configs",
+                                           ",".join(group), "--display", display, *common],
+                                          cwd=ROOT))
         codes = [p.wait() for p in procs]
     except KeyboardInterrupt:
-        # The children got the same SIGINT: let them clean up their sandboxes and keep logs.
-        for p in procs:
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.terminate()
+        stop_children(procs)  # they remove their sandboxes and keep their logs
         raise
     wall = time.monotonic() - t0
     report_rc = 0 if args.no_report else write_report(log_dir)
@@ -263,16 +347,20 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) ->
 
 
 def split_outcome(codes: list[int]) -> int:
-    """One exit code for a split run: an interrupt wins (130, also when a child died of
-    SIGINT), then any other failure (1)."""
-    if any(c in (EXIT_INTERRUPTED, -2) for c in codes):
+    """One exit code for a split run: an interrupt wins (130, also when a child stopped on
+    SIGTERM or SIGHUP or died of SIGINT, SIGTERM or SIGHUP), then any other failure (1)."""
+    stopped = {EXIT_INTERRUPTED, *(128 + s for s in STOPPING), -signal.SIGINT,
+               *(-s for s in STOPPING)}
+    if any(c in stopped for c in codes):
         return EXIT_INTERRUPTED
     return EXIT_ERRORED if any(codes) else 0
 
 
 def run_repro(args: argparse.Namespace) -> int:
     """One scenario on one configuration, with a readable transcript (``evals.repro``)."""
-    select_configs(args.config)
+    if len(select_configs(args.config, "--config")) != 1:
+        raise RunError(f"--config {args.config!r}: one configuration")
+    check_model(args.model)
     if args.overrides:  # a bad key or value is an error before the engine is even checked
         agent_for(args.config, [], args.overrides)
     if args.sandbox in ("docker", "k8s"):
@@ -284,6 +372,8 @@ def run_repro(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     """``looplab list``: the configurations, then one line per scenario."""
     print("configurations:", ", ".join(configurations()))
+    for name, error in broken_specs().items():
+        print(f"looplab: skipped harness spec {name}: {error}", file=sys.stderr)
     for s in load_library().values():
         print(f"{s.id:45s} {s.family:14s} {', '.join(s.probes)}")
     return 0
@@ -298,8 +388,6 @@ def run_bench(args: argparse.Namespace) -> int:
     if specs and args.overrides:
         raise RunError(f"--overrides: not supported for harness spec(s) {', '.join(specs)} "
                        "(change the spec's launch command instead)")
-    if args.epochs < 1 or args.max_samples < 1:
-        raise RunError("--epochs and --max-samples must be at least 1")
     try:
         chosen = select_bench(args.tasks or None, args.variants or None)  # fail early on bad ids
     except BenchError as e:
@@ -313,6 +401,7 @@ def run_bench(args: argparse.Namespace) -> int:
                                                     f"context_window={server.context_window}"]))
         # no client-side retries (the harness must see faults); bounded replies on a CPU
         real = {"model_args": {"max_retries": 0}, "max_tokens": args.max_tokens}
+    check_models(args.model, args.fallbacks)
     ensure_sandbox(args.sandbox)
     try:
         tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
@@ -321,8 +410,14 @@ def run_bench(args: argparse.Namespace) -> int:
                  for c in configs]
     except ValueError as e:  # e.g. a harness spec with --sandbox local
         raise RunError(str(e).replace("task argument ", "--")) from e
-    log_dir = new_log_dir(args.log_dir, f"bench-{stamp()}")
-    print(f"looplab bench: {len(chosen)} samples (tasks × variants) × {len(configs)} "
+    with held_log_dir(args.log_dir, f"bench-{stamp()}") as log_dir:
+        return bench_in(args, tasks, len(chosen), configs, real, log_dir)
+
+
+def bench_in(args: argparse.Namespace, tasks: list, n_samples: int, configs: list[str],
+             real: dict, log_dir: Path) -> int:
+    """The benchmark's evals into ``log_dir``, then its report."""
+    print(f"looplab bench: {n_samples} samples (tasks × variants) × {len(configs)} "
           f"configurations ({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; "
           f"logs: {log_dir}", flush=True)
     t0 = time.monotonic()
@@ -360,14 +455,23 @@ def run_real(args: argparse.Namespace) -> int:
     """Scenarios against a real server, one configuration at a time so that the server's
     prefix-cache counters can be read before and after each one (``evals.realmodel.server``)."""
     configs = real_configs(select_configs(args.configs), args.configs.strip() == "all", args.sandbox)
-    chosen = select(args.scenarios or None, args.family or None)
+    chosen = select_scenarios(args.scenarios, args.family)
     server = resolve(args.base_url, args.served_model)
-    root, model, fallbacks = server.root, server.model, server.fallbacks
     # The harness is told the served window, as a deployment would be.
     overrides = f"context_window={server.context_window}" if server.context_window else ""
+    check_models(server.model, server.fallbacks)
     ensure_sandbox(args.sandbox)
-    log_dir = new_log_dir(args.log_dir, f"real-{stamp()}", under=Path("logs"))
-    point_latest(log_dir)
+    with held_log_dir(args.log_dir, f"real-{stamp()}") as log_dir:
+        rc = real_in(args, configs, chosen, server, overrides, log_dir)
+        finish(log_dir, rc)
+        return rc
+
+
+def real_in(args: argparse.Namespace, configs: list[str], chosen: list, server: Any,
+            overrides: str, log_dir: Path) -> int:
+    """Each configuration in turn into ``log_dir``, its prefix-cache figures written into its
+    log; then the scorecard."""
+    root, model, fallbacks = server.root, server.model, server.fallbacks
     print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations on {model} "
           f"(fallback: {fallbacks or 'none served'}) at {root}, through the fault proxy"
           f"{'' if not args.no_proxy else ' (off)'}; logs: {log_dir}", flush=True)

@@ -1,7 +1,10 @@
 """``python -m reports``: scorecards and comparisons from inspect logs (never re-runs anything).
 
 Heavy imports (inspect, pandas, matplotlib) wait until the log directory is known to exist, so
-a wrong path is answered at once with one line.
+a wrong path is answered at once with one line. A run's scorecard (or benchmark report) goes
+beside its logs, in ``LOGDIR/report/``. Exit codes: 0 written; 1 written, but the run is
+incomplete (a damaged log, a log that did not finish, an errored sample: the banner says which);
+2 bad input.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from reports.logdir import OUT_DIR, ReportError, resolve_logdir, run_name
+from reports.logdir import OUT_DIR, ReportError, report_dir, resolve_logdir
 from scenarios.checklist import ChecklistError
 
 DESCRIPTION = "Scorecards and comparisons from looplab's inspect logs (reads logs, runs nothing)."
@@ -33,12 +36,14 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m reports", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True, metavar="{scorecard,compare,bench}")
     s = sub.add_parser("scorecard", help="write scorecard.md, scorecard.html and PNG charts",
-                       description="Turn a log directory into reports/out/<run>/ "
-                                   "(scorecard.md, scorecard.html, *.png).")
+                       description="Turn a log directory into LOGDIR/report/ "
+                                   "(scorecard.md, scorecard.html, *.png). Exit 1 when the "
+                                   "run is incomplete (damaged or unfinished logs, errored "
+                                   "samples): the scorecard's banner says why.")
     s.add_argument("logdir", metavar="LOGDIR",
                    help="log directory of one run (a symlink such as logs/latest is resolved)")
     s.add_argument("--out", metavar="DIR", type=Path,
-                   help=f"output folder (default: {_show(OUT_DIR)}/<basename of LOGDIR>)")
+                   help="output folder (default: LOGDIR/report, beside the logs)")
     c = sub.add_parser("compare", help="compare two runs, or two configurations of one run",
                        description="Items that changed state, figures that moved, and paired "
                                    "statistics; writes compare.md and prints it.",
@@ -52,10 +57,10 @@ def parser() -> argparse.ArgumentParser:
                    help=f"output folder (default: {_show(OUT_DIR)}/compare-<A>-vs-<B>)")
     b = sub.add_parser("bench", help="benchmark report: success clean vs hostile per configuration",
                        description="Turn a benchmark log directory (python -m evals bench) into "
-                                   "reports/out/<run>/bench.md and bench.html.")
+                                   "LOGDIR/report/bench.md and bench.html.")
     b.add_argument("logdir", metavar="LOGDIR", help="log directory of one benchmark run")
     b.add_argument("--out", metavar="DIR", type=Path,
-                   help=f"output folder (default: {_show(OUT_DIR)}/<basename of LOGDIR>)")
+                   help="output folder (default: LOGDIR/report, beside the logs)")
     return p
 
 
@@ -85,14 +90,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def scorecard(args: argparse.Namespace) -> int:
     logdir = resolve_logdir(args.logdir)
-    out = args.out or OUT_DIR / run_name(logdir)
+    out = args.out or report_dir(logdir)
     from reports.scorecard import headline, write_scorecard  # heavy (see the module's docstring)
 
     card, written = _guard(lambda: write_scorecard(logdir, out))
     print(f"wrote {_show(out)}/: " + ", ".join(p.name for p in written.values()))
     for line in headline(card)[:3]:
         print(line)
-    return 0
+    return 1 if card.incomplete else 0
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -126,8 +131,11 @@ def _safe(name: str) -> str:
 
 
 def _guard(fn):
-    # A damaged checklist file is bad input too: one line naming the file, not a traceback.
+    # A damaged checklist file is bad input too: one line naming the file, not a traceback;
+    # so is an output folder that cannot be written (someone else's logs: --out elsewhere).
     try:
         return fn()
     except ChecklistError as e:
         raise ReportError(str(e).splitlines()[0]) from e
+    except PermissionError as e:
+        raise ReportError(f"cannot write {e.filename}: {e.strerror} (give --out DIR)") from e

@@ -9,7 +9,7 @@ tidy: one row per sample (``RunData.samples``) and one row per probed item of a 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -56,6 +56,8 @@ class RunData:
     """Configuration labels in report order."""
     notes: list[str]
     """Things the reader should know (duplicate logs, unreadable logs...)."""
+    damaged: list[str] = field(default_factory=list)
+    """Logs that could not be read (``name: why``): the run is incomplete and nothing is ranked."""
 
 
 def read_task_logs(logdir: Path, task_name: str, what: str,
@@ -119,12 +121,13 @@ def load_run(logdir: Path) -> RunData:
     evals, raw = read_task_logs(logdir, TASK_NAME, "looplab logs", {
         "looplab_bench": "for a benchmark run use: python -m reports bench LOGDIR"})
     samples, notes = sample_rows(raw, evals)
-    notes = [f"damaged log {n}" for n in evals.attrs.get("skipped", [])] + notes
+    damaged = list(evals.attrs.get("skipped", []))
+    notes = [f"damaged log {n}" for n in damaged] + notes
     samples = missing_rows(samples, evals)
     items = item_rows(samples)
     configs = list(evals.sort_values("order")["config"].drop_duplicates())
     return RunData(logdir=logdir, name=run_name(logdir), evals=evals, samples=samples,
-                   items=items, configs=configs, notes=notes)
+                   items=items, configs=configs, notes=notes, damaged=damaged)
 
 
 def select_config(run: RunData, config: str) -> RunData:
@@ -137,7 +140,7 @@ def select_config(run: RunData, config: str) -> RunData:
         evals=run.evals[run.evals["config"] == config],
         samples=run.samples[run.samples["config"] == config],
         items=run.items[run.items["config"] == config],
-        configs=[config], notes=run.notes,
+        configs=[config], notes=run.notes, damaged=run.damaged,
     )
 
 

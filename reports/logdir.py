@@ -12,7 +12,9 @@ LOG_SUFFIXES = (".eval", ".json")
 # Files inspect's eval_set writes next to the logs; they are not logs.
 NOT_LOGS = {"logs.json", "eval-set.json", "listing.json"}
 OUT_DIR = Path(__file__).parent / "out"
-"""Default home of generated reports (git-ignored)."""
+"""Default home of comparisons (git-ignored); a run's own report lies beside its logs."""
+REPORT_DIR = "report"
+"""A run's scorecard or benchmark report: ``<log dir>/report/``, named by the run it reports."""
 
 
 class ReportError(Exception):
@@ -44,3 +46,8 @@ def log_files(path: Path) -> list[Path]:
 def run_name(logdir: Path) -> str:
     """Name of a run: the log directory's base name (after resolving symlinks)."""
     return logdir.name
+
+
+def report_dir(logdir: Path) -> Path:
+    """Where a run's report goes by default: beside its logs, so that no two runs share one."""
+    return logdir / REPORT_DIR

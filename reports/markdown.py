@@ -77,6 +77,8 @@ def summary_section(card: Scorecard) -> list[str]:
 
 
 def ranked(r: dict) -> str:
+    if r.get("damaged_logs"):
+        return "no: a log of this run is damaged"
     if r["sample_errors"] or r.get("log_incomplete"):
         return f"no: incomplete ({r['sample_errors']} errored sample(s))"
     return "yes"

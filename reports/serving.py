@@ -8,7 +8,6 @@ Scripted runs have no serving to speak of: ``serving_rows`` returns no rows for 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import read_eval_log
@@ -101,6 +100,3 @@ def markdown_section(rows: list[dict[str, Any]]) -> list[str]:
         return []
     return ["## Real-model serving", "", EXPLAIN, "", *md_table(HEADER, table_rows(rows))]
 
-
-def logs_in(logdir: Path) -> list[str]:
-    return sorted(str(p) for p in logdir.glob("*.eval"))

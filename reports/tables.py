@@ -86,6 +86,7 @@ def summary(run: RunData, cell_frame: pd.DataFrame) -> pd.DataFrame:
             "sample_errors": int((ss["status"] == "error").sum()),
             "log_incomplete": bool((run.evals.loc[run.evals["config"] == config, "status"]
                                     != "success").any()),
+            "damaged_logs": len(run.damaged),
         }
         for fam in families():
             f = probed[probed["family"] == fam]
@@ -197,8 +198,13 @@ def _in_config_order(run: RunData, frame: pd.DataFrame, then: list[str]) -> pd.D
 
 
 def incomplete(run: RunData) -> list[str]:
-    """Why the run is not complete: logs that did not finish, samples that errored."""
+    """Why the run is not complete: logs that could not be read, logs that did not finish,
+    samples that errored."""
     why = []
+    if run.damaged:
+        names = ", ".join(d.split(":", 1)[0] for d in run.damaged)
+        why.append(f"{len(run.damaged)} damaged log(s) could not be read ({names}): the "
+                   "configurations they hold are missing, so no configuration is ranked")
     for r in run.evals.to_dict("records"):
         if r.get("status") != "success":
             why.append(f"{r['config']}: log {r.get('status')}")

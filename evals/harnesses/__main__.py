@@ -7,7 +7,7 @@ import sys
 import time
 
 from evals.harnesses.image import ImageError, ensure_image
-from evals.harnesses.spec import SpecError, load_specs
+from evals.harnesses.spec import SpecError, broken_specs, load_specs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,11 +19,16 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         specs = load_specs()
+        for name, error in broken_specs().items():  # reported; an error only when named below
+            print(f"warning: skipped harness spec {name}: {error}", file=sys.stderr)
         if args.cmd == "list":
             for spec in specs.values():
                 print(f"{spec.id:22} {spec.api:17} {spec.dialect:13} {spec.description}")
             return 0
         ids = list(specs) if args.ids == "all" else [i.strip() for i in args.ids.split(",") if i.strip()]
+        for i in ids:
+            if i in broken_specs():
+                raise broken_specs()[i]
         unknown = [i for i in ids if i not in specs]
         if unknown:
             raise SpecError(f"unknown harness spec(s) {unknown}; valid: {', '.join(specs)}")

@@ -176,20 +176,32 @@ def spec_folders() -> list[Path]:
 
 
 @cache
-def _load_all(key: str) -> dict[str, HarnessSpec]:
+def _load_all(key: str) -> tuple[dict[str, HarnessSpec], dict[str, SpecError]]:
+    # A broken spec is set aside under its folder name (its id, when it is right), so that one
+    # bad folder blocks only the runs that select it.
     specs: dict[str, HarnessSpec] = {}
+    broken: dict[str, SpecError] = {}
     for folder in spec_folders():
-        spec = load_spec(folder)
-        if spec.id in specs:
-            raise SpecError(f"{folder}: harness id {spec.id!r} is already defined in "
-                            f"{specs[spec.id].folder}")
+        try:
+            spec = load_spec(folder)
+            if spec.id in specs:
+                raise SpecError(f"{folder}: harness id {spec.id!r} is already defined in "
+                                f"{specs[spec.id].folder}")
+        except SpecError as e:
+            broken.setdefault(folder.name, e)
+            continue
         specs[spec.id] = spec
-    return specs
+    return specs, broken
 
 
 def load_specs() -> dict[str, HarnessSpec]:
-    """Every harness spec by id (cached per ``LOOPLAB_HARNESSES`` value)."""
-    return _load_all(os.environ.get("LOOPLAB_HARNESSES", ""))
+    """Every harness spec that loads, by id (cached per ``LOOPLAB_HARNESSES`` value)."""
+    return _load_all(os.environ.get("LOOPLAB_HARNESSES", ""))[0]
+
+
+def broken_specs() -> dict[str, SpecError]:
+    """The spec folders that do not load, by folder name, with the error naming the file."""
+    return _load_all(os.environ.get("LOOPLAB_HARNESSES", ""))[1]
 
 
 def harness_ids() -> list[str]:
@@ -197,7 +209,10 @@ def harness_ids() -> list[str]:
 
 
 def get_spec(harness_id: str) -> HarnessSpec:
+    """The spec ``harness_id``; a broken one raises its own error, an unknown one lists the valid."""
     specs = load_specs()
-    if harness_id not in specs:
-        raise SpecError(f"unknown harness spec {harness_id!r}; valid: {', '.join(specs) or '(none)'}")
-    return specs[harness_id]
+    if harness_id in specs:
+        return specs[harness_id]
+    if harness_id in broken_specs():
+        raise broken_specs()[harness_id]
+    raise SpecError(f"unknown harness spec {harness_id!r}; valid: {', '.join(specs) or '(none)'}")

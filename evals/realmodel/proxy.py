@@ -6,7 +6,8 @@ provider dialect, ``evals.wire_faults``), holds the request (``stall``), drops t
 (``connection_reset``) or starts a streamed answer and cuts it (``stream_cut``). Calls are counted per (model name in
 the body, bearer key); only requests naming a model count. Every request is logged as one JSON line
 (the key only as a hash) and ``GET /looplab/proxy/log`` returns the log, so scorers can read what
-the proxy saw. One request per connection (``Connection: close``): simple, and enough for clients.
+the proxy saw. An entry is written once, whole, when the client is answered (before it sees any
+of the answer) and never changed afterwards: whoever got an answer finds its entry complete. One request per connection (``Connection: close``): simple, and enough for clients.
 
     python -m evals.realmodel.proxy --upstream http://127.0.0.1:8000 --listen 127.0.0.1:8100 \\
         [--schedule FILE.yaml | --scenario ID --model SERVED_NAME] [--log FILE]
@@ -177,13 +178,17 @@ class FaultProxy:
         listed = False
 
         def answered(**fields: Any) -> None:
-            """Called before the client sees any of the answer, so a client that got its answer
-            finds the request in the log; ``latency_s`` is the time to the answer's head."""
+            """Publish the entry, whole, before the client sees any of the answer: a client
+            that got its answer finds the request in the log, and nothing in the entry changes
+            afterwards (what happens to the answer's body is not part of it). ``latency_s`` is
+            the time to the answer's head."""
             nonlocal listed
+            if listed:
+                return
+            listed = True
             entry.update(fields, latency_s=round(time.monotonic() - started, 4))
-            if not listed:
-                listed = True
-                self.entries.append(entry)
+            self.entries.append(entry)
+            self._write_line(entry)
 
         entry["action"] = "forwarded" if rule is None else rule.kind
         if rule is not None and self.on_fault is not None:
@@ -213,8 +218,6 @@ class FaultProxy:
         finally:
             if not listed:  # the client went away first (e.g. during a stall)
                 answered(status=None, client_gone=True)
-            entry["duration_s"] = round(time.monotonic() - started, 4)
-            self._write_line(entry)
 
     async def _forward(self, req: Request, writer: asyncio.StreamWriter,
                        answered: Callable[..., None]) -> None:
@@ -245,8 +248,9 @@ class FaultProxy:
                 writer.write(chunk)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, ValueError, IndexError) as e:
-            # Before the head: the client gets no answer (the connection closes); after it: the
-            # answer is cut short. Either way the log says why.
+            # Before the head: the client gets no answer (the connection closes) and the entry
+            # says why; after it, the answer is cut short and the entry, already published,
+            # stands as it was (the client saw the head it records).
             answered(error=f"upstream: {e!r}")
         finally:
             up_writer.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, NonEmptyList, positive_int
 from evals.realmodel.server import DEFAULT_BASE
 
 DEFAULT_SCENARIOS = ("provider-quota-fallback,provider-overloaded-fallback,provider-auth-fallback,"
@@ -21,19 +22,21 @@ DEFAULT_SCENARIOS = ("provider-quota-fallback,provider-overloaded-fallback,provi
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the ``real`` subcommand on ``python -m evals``."""
     r = sub.add_parser("real", help="run scenarios against a real server (vLLM) through the fault "
-                                    "proxy, with prefix-cache figures per configuration")
+                                    "proxy, with prefix-cache figures per configuration",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--base-url", default="", help=f"server (default: $VLLM_BASE_URL or {DEFAULT_BASE})")
     r.add_argument("--served-model", default=None, help="model name to use (default: the first served)")
-    r.add_argument("--configs", default=os.environ.get("CONFIGS", "naive,seed004,looplab"),
+    r.add_argument("--configs", default=os.environ.get("CONFIGS") or "naive,seed004,looplab",
+                   action=NonEmptyList,
                    help="presets and harness specs (sandboxes/harnesses/<id>), or 'all' (peers "
                         "are left out: their calls bypass the proxy)")
-    r.add_argument("--scenarios", default=DEFAULT_SCENARIOS)
-    r.add_argument("--family", default="")
+    r.add_argument("--scenarios", default=DEFAULT_SCENARIOS, action=NonEmptyList)
+    r.add_argument("--family", default="", choices=FAMILIES)
     r.add_argument("--sandbox", default="docker", choices=["docker", "local"])
-    r.add_argument("--max-samples", type=int, default=4)
-    r.add_argument("--max-tokens", type=int, default=384, help="per model call (default 384)")
+    r.add_argument("--max-samples", type=positive_int, default=4)
+    r.add_argument("--max-tokens", type=positive_int, default=384, help="per model call (default 384)")
     r.add_argument("--no-proxy", action="store_true", help="call the server directly (no faults)")
-    r.add_argument("--log-dir", default="")
-    r.add_argument("--display", default=None)
+    r.add_argument("--log-dir", default="", help="default: logs/real-<stamp>/ (one run at a time)")
+    r.add_argument("--display", default=None, choices=DISPLAYS, help="inspect's display")
     r.add_argument("--no-report", action="store_true")
     r.set_defaults(run="run_real")

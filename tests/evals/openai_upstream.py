@@ -15,7 +15,9 @@ MODELS = ("m1", "m1-fallback")
 
 
 class Upstream(BaseHTTPRequestHandler):
-    """Answers chat completions; records what it received in ``server.seen``."""
+    """Answers chat completions; records what it received in ``server.seen``. With
+    ``server.gate`` (a ``threading.Event``) set to an event, a streamed answer waits on it before
+    its last event, so a test can look at the proxy while the answer is still streaming."""
 
     def log_message(self, *args: object) -> None:
         pass
@@ -55,6 +57,8 @@ class Upstream(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for piece in ("Hel", "lo", None):
+                if piece is None and self.server.gate is not None:  # type: ignore[attr-defined]
+                    self.server.gate.wait(60)  # type: ignore[attr-defined]
                 data = ({"choices": [{"index": 0, "delta": {"content": piece}}]}
                         if piece else "[DONE]")
                 event = f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n".encode()
@@ -75,6 +79,7 @@ def upstream() -> Iterator[ThreadingHTTPServer]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
     server.seen = []  # type: ignore[attr-defined]
     server.counters = (0, 0)  # type: ignore[attr-defined]
+    server.gate = None  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.runs import balanced_groups, cost_weight
+from evals.runs import balanced_groups, cost_weight, split_outcome
 from evals.task import configurations
 
 
@@ -26,3 +26,9 @@ def test_loads_differ_by_at_most_the_heaviest_weight():
 
 def test_more_processes_than_configurations_leaves_no_empty_group():
     assert balanced_groups(["naive", "looplab"], 4) == [["looplab"], ["naive"]]
+
+
+def test_a_stopped_child_makes_the_split_run_interrupted_a_crashed_one_incomplete():
+    assert split_outcome([0, 0]) == 0
+    assert split_outcome([0, 143]) == split_outcome([-15, 0]) == split_outcome([129, 1]) == 130
+    assert split_outcome([-9, 0]) == split_outcome([1, 0]) == 1  # killed (OOM) or errored

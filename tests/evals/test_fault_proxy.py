@@ -6,6 +6,7 @@ import asyncio
 import http.client
 import json
 import socket
+import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
@@ -51,6 +52,23 @@ def test_forwards_a_chat_completion_and_logs_it(upstream: ThreadingHTTPServer, t
         ("forwarded", 200, 1, "m1")]
     assert entries[0]["key_id"] == key_id("sk-one") and "sk-one" not in log_file.read_text()
     assert [json.loads(line) for line in log_file.read_text().splitlines()] == entries
+
+
+def test_an_entry_is_whole_while_its_answer_still_streams(upstream, tmp_path: Path) -> None:
+    """The entry is published once, complete, when the client gets the answer's head: what the
+    log endpoint and the log file say then is what they say after the body ended."""
+    log_file = tmp_path / "proxy.jsonl"
+    upstream.gate = threading.Event()  # type: ignore[attr-defined]
+    with running_proxy(_url(upstream), log_file=log_file) as proxy:
+        resp = _post(proxy.port, stream=True)  # the head has arrived; the last event waits
+        during = _log(proxy.port)
+        in_file = [json.loads(line) for line in log_file.read_text().splitlines()]
+        upstream.gate.set()  # type: ignore[attr-defined]
+        assert resp.read().decode().endswith("data: [DONE]\n\n")
+        after = _log(proxy.port)
+    assert [(e["action"], e["status"], e["stream"]) for e in during] == [("forwarded", 200, True)]
+    assert during == in_file == after
+    assert [json.loads(line) for line in log_file.read_text().splitlines()] == after
 
 
 def test_streams_chunked_responses_through(upstream: ThreadingHTTPServer) -> None:

@@ -18,6 +18,7 @@ from evals.harnesses.spec import (
     DIALECTS,
     SPECS_DIR,
     SpecError,
+    broken_specs,
     check_requirements,
     get_spec,
     load_spec,
@@ -44,7 +45,7 @@ def write_spec(folder: Path, text: str, **files: str) -> Path:
 
 def test_every_shipped_spec_loads_with_its_folder_name_and_a_known_dialect() -> None:
     specs = load_specs()
-    assert set(SHIPPED) <= set(specs)
+    assert set(SHIPPED) <= set(specs) and not broken_specs()
     for spec in specs.values():
         assert spec.folder.name == spec.id and spec.dialect in DIALECTS
         if spec.image.requirements:  # every requirement pinned name==version
@@ -83,6 +84,22 @@ def test_user_specs_are_found_through_looplab_harnesses(tmp_path: Path,
     monkeypatch.setenv("LOOPLAB_HARNESSES", str(tmp_path))
     assert get_spec("my-agent").launch == ("python3", "a.py")
     assert "my-agent" in configurations()
+
+
+def test_a_broken_user_spec_is_set_aside_not_fatal(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    write_spec(tmp_path / "my-agent", "id: my-agent\ndescription: x\nlaunch: [python3, a.py]\n")
+    write_spec(tmp_path / "broken", "id: broken\ndescription: x\nlaunch: [python3]\n"
+                                    "dialect: telepathy\n")
+    write_spec(tmp_path / "toy-example", "id: toy-example\ndescription: x\nlaunch: [python3]\n")
+    monkeypatch.setenv("LOOPLAB_HARNESSES", str(tmp_path))
+    assert "my-agent" in load_specs() and "broken" not in load_specs()
+    assert load_specs()["toy-example"].folder == SPECS_DIR / "toy-example"  # the shipped one
+    assert set(broken_specs()) == {"broken", "toy-example"}
+    assert "already defined" in str(broken_specs()["toy-example"])
+    with pytest.raises(SpecError, match=r"(?s)broken/harness.yaml.*dialect"):
+        get_spec("broken")
+    assert "broken" not in configurations()
 
 
 def test_spec_harnesses_never_run_on_the_local_sandbox() -> None:

@@ -8,6 +8,17 @@ import pytest
 from harness.workspace import LocalWorkspace
 
 
+def _gone(pid: int, within_s: float = 30) -> bool:
+    """Whether ``pid`` stops being alive within ``within_s``: a SIGKILL takes effect when the
+    process is next scheduled, which on a loaded machine is not at once."""
+    deadline = time.monotonic() + within_s
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def _alive(pid: int) -> bool:
     """Running (a killed orphan may linger as a zombie until something reaps it: not alive)."""
     try:
@@ -37,11 +48,10 @@ def test_missing_file_raises_file_not_found(tmp_path):
 
 def test_timeout_kills_background_children(tmp_path):
     ws = LocalWorkspace(tmp_path)
-    res = asyncio.run(ws.exec("(sleep 30 & echo $! > child.pid); sleep 30", timeout=1))
+    res = asyncio.run(ws.exec("(sleep 30 & echo $! > child.pid); sleep 30", timeout=3))
     assert res.timed_out and res.exit_code == 124
     pid = int((tmp_path / "child.pid").read_text())
-    time.sleep(0.2)
-    assert not _alive(pid)
+    assert _gone(pid)
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.001, 0.3])
@@ -59,7 +69,6 @@ def test_cancel_at_any_moment_kills_the_command(tmp_path, delay):
 
     t0 = time.monotonic()
     asyncio.run(go())
-    assert time.monotonic() - t0 < 10
-    time.sleep(0.3)
-    if marker.exists():  # the shell got as far as starting: it must be gone now
-        assert not _alive(int(marker.read_text()))
+    assert time.monotonic() - t0 < 25  # the cancel did not wait for the 30-second command
+    if marker.exists() and marker.read_text().strip():  # the shell got as far as starting
+        assert _gone(int(marker.read_text()))

@@ -170,7 +170,9 @@ def test_a_second_sigint_exits_at_once(tmp_path: Path) -> None:
     asyncio.run(_wait_for_file(pid_file))
     try:
         proc.send_signal(signal.SIGINT)
-        time.sleep(0.3)
+        assert proc.stderr is not None
+        while "interrupting" not in proc.stderr.readline():  # the first Ctrl-C was handled
+            assert proc.poll() is None, proc.communicate()
         assert proc.poll() is None  # still waiting for the tool
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)

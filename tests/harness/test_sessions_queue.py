@@ -89,8 +89,10 @@ async def _stuck(lane: LaneTask) -> str:
 
 
 def test_a_job_that_keeps_making_progress_outlives_the_timeout() -> None:
-    queue = AgentQueue(timeout_ms=500, timeout_basis="progress")
-    assert asyncio.run(queue.enqueue("s", _busy)) == "finished"
+    # Progress every 20 ms against a 2 s timeout: only a 2-second stall of this process (a
+    # loaded machine) could look like no progress; the job runs 1.5 timeouts.
+    queue = AgentQueue(timeout_ms=2000, timeout_basis="progress")
+    assert asyncio.run(queue.enqueue("s", lambda lane: _busy(lane, total_s=3.0))) == "finished"
 
 
 def test_a_job_without_progress_times_out() -> None:
@@ -105,8 +107,8 @@ def test_a_job_without_progress_times_out() -> None:
 def test_a_wall_clock_timeout_kills_even_a_busy_job() -> None:
     async def go() -> None:
         queue = AgentQueue(timeout_ms=500, timeout_basis="wall")
-        with pytest.raises(LaneTimeout, match="500 ms in total"):
-            await queue.enqueue("s", _busy)
+        with pytest.raises(LaneTimeout, match="500 ms in total"):  # the job would run 60 s
+            await queue.enqueue("s", lambda lane: _busy(lane, total_s=60))
 
     asyncio.run(go())
 
@@ -131,9 +133,10 @@ def test_on_timeout_lets_the_job_stop_gracefully() -> None:
 def test_a_caller_that_gives_up_cancels_its_job_and_the_session_moves_on() -> None:
     async def go() -> tuple[bool, str]:
         queue = AgentQueue()
-        cancelled = asyncio.Event()
+        cancelled, started = asyncio.Event(), asyncio.Event()
 
         async def slow(lane: LaneTask) -> str:
+            started.set()
             try:
                 await asyncio.sleep(60)
             except asyncio.CancelledError:
@@ -145,7 +148,7 @@ def test_a_caller_that_gives_up_cancels_its_job_and_the_session_moves_on() -> No
             return "next ran"
 
         waiter = asyncio.create_task(queue.enqueue("s", slow))
-        await asyncio.sleep(0.05)
+        await started.wait()
         waiter.cancel()
         nxt = await asyncio.wait_for(queue.enqueue("s", quick), timeout=20)
         return cancelled.is_set(), nxt

@@ -152,6 +152,18 @@ def test_cli_bench_prints_the_headline(bench_logs, tmp_path):
     assert (tmp_path / "o" / "bench.md").exists()
 
 
+def test_cli_bench_says_a_damaged_log_is_missing_and_exits_1(tmp_path):
+    logs = tmp_path / "bench-damaged"
+    write_bench_log(logs, "naive", _naive())
+    damaged = write_bench_log(logs, "looplab", _looplab())
+    damaged.write_bytes(damaged.read_bytes()[:200])  # cut short, as a full disk leaves it
+    res = _reports("bench", str(logs))
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert f"Incomplete: 1 damaged log(s) could not be read ({damaged.name})" in res.stdout
+    assert "**Incomplete: 1 damaged log(s)" in (logs / "report" / "bench.md").read_text()
+    assert damaged.name in (logs / "report" / "bench.html").read_text()
+
+
 def test_cli_bench_on_suite_logs_says_what_it_found(standard_logs, tmp_path):
     res = _reports("bench", str(standard_logs), "--out", str(tmp_path / "o"))
     assert res.returncode == 2

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
-import uuid
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -82,21 +80,34 @@ def test_html_is_self_contained(card_dir: Path):
     assert 'class="error"' in html
 
 
-def test_cli_default_out_resolves_symlink(cli, tmp_path: Path):
-    name = f"pytest-reports-{uuid.uuid4().hex[:8]}"
-    real = lb.standard_run(tmp_path / name, epochs=1)
+def test_cli_default_out_lies_beside_the_resolved_logs(cli, tmp_path: Path):
+    real = lb.standard_run(tmp_path / "runs" / "det1" / "logs", epochs=1)
     (tmp_path / "latest").symlink_to(real)
-    out = OUT_DIR / name
-    try:
-        r = cli("scorecard", str(tmp_path / "latest"))
-        assert r.returncode == 0, r.stderr
-        lines = r.stdout.strip().splitlines()
-        assert lines[0].startswith("wrote ") and name in lines[0]
-        assert 2 <= len(lines) <= 4
-        assert "naive 1/6" in r.stdout
-        assert (out / "scorecard.html").is_file()
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
+    r = cli("scorecard", str(tmp_path / "latest"))
+    # the standard run is incomplete (a cancelled log, errored samples): written, and exit 1
+    assert r.returncode == 1, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("wrote ") and str(real / "report") in lines[0]
+    assert lines[1].startswith("INCOMPLETE run") and 2 <= len(lines) <= 4
+    assert "naive 1/6" in r.stdout
+    assert (real / "report" / "scorecard.html").is_file()
+    assert not (OUT_DIR / "logs").exists() or not any((OUT_DIR / "logs").glob("scorecard.*"))
+
+
+def test_a_damaged_log_is_in_the_banner_ranks_nothing_and_exits_1(cli, tmp_path: Path):
+    logs = tmp_path / "logs"
+    lb.write_run_log(logs, "naive", [lb.Run("s1", {lb.LOOP: lb.Item(False, 5)})])
+    looplab_log = lb.write_run_log(logs, "looplab", [lb.Run("s1", {lb.LOOP: lb.Item(True, 1)})])
+    looplab_log.write_bytes(looplab_log.read_bytes()[:200])  # cut short, as a full disk leaves it
+    r = cli("scorecard", str(logs), "--out", str(tmp_path / "out"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "INCOMPLETE run: 1 damaged log(s) could not be read" in r.stdout
+    md = (tmp_path / "out" / "scorecard.md").read_text()
+    banner = next(line for line in md.splitlines() if line.startswith("> **Incomplete run**"))
+    assert looplab_log.name in banner and "no configuration is ranked" in banner
+    assert "| no: a log of this run is damaged |" in md and "| yes |" not in md
+    html = (tmp_path / "out" / "scorecard.html").read_text()
+    assert 'class="note incomplete"' in html and looplab_log.name in html
 
 
 def test_no_corpus_section_says_so(cli, tmp_path: Path):

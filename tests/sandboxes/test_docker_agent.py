@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -85,19 +86,17 @@ def test_a_command_that_kills_the_agent_reads_killed_and_the_sandbox_goes_on() -
 def test_a_cancelled_command_is_killed_in_the_container() -> None:
     async def body(sb: LooplabDockerSandbox) -> None:
         task = asyncio.create_task(sb.exec(["bash", "-c", "sleep 303 & sleep 304"]))
-        for _ in range(100):  # until it runs
-            if "sleep 304" in (await sb.exec(["ps", "-eo", "args"])).stdout:
-                break
+        deadline = time.monotonic() + 60  # a loaded machine is slow, never this slow
+        while "sleep 304" not in (await sb.exec(["ps", "-eo", "args"])).stdout:  # until it runs
+            assert time.monotonic() < deadline and not task.done(), "the command never ran"
             await asyncio.sleep(0.05)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        for _ in range(100):  # the kill is asynchronous: give it a moment
-            ps = (await sb.exec(["ps", "-eo", "args"])).stdout
-            if "sleep 30" not in ps:
-                break
+        deadline = time.monotonic() + 60
+        while "sleep 30" in (ps := (await sb.exec(["ps", "-eo", "args"])).stdout):
+            assert time.monotonic() < deadline, ps  # the kill is asynchronous: polled, bounded
             await asyncio.sleep(0.05)
-        assert "sleep 303" not in ps and "sleep 304" not in ps, ps
 
     with_sandbox(body)
 
