@@ -127,7 +127,7 @@ class _Gathering:
         self.run, self.log_dir = run, log_dir
         self.logs: dict[int, EvalLog] = {}
         self.interrupted = False
-        self.submitted = time.monotonic()
+        self.submitted, self.submitted_at = time.monotonic(), time.time()
         self.refs = {
             _run_shard.options(name=s.name, num_cpus=1, resources={DOCKER_RESOURCE: DOCKER_SHARE},
                                max_retries=RETRIES, retry_exceptions=False).remote(s, run): s
@@ -155,7 +155,8 @@ class _Gathering:
         if shard.index in self.logs:
             return
         line: dict[str, Any] = {"shard": shard.index, "name": shard.name, "config": shard.config,
-                                "scenarios": list(shard.scenarios)}
+                                "scenarios": list(shard.scenarios),
+                                "submitted_at": round(self.submitted_at, 3)}
         try:
             result: ShardResult = ray.get(ref, timeout=POLL_S if self.interrupted else None)
         except ray.exceptions.TaskCancelledError:
@@ -174,7 +175,8 @@ class _Gathering:
             path.write_bytes(result.log_bytes)
             log = read_eval_log(str(path))
             line.update(node_id=result.where.node_id, ip=result.where.ip, host=result.where.host,
-                        pid=result.pid, body_s=round(result.body_s, 3),
+                        pid=result.pid, started_at=round(result.started_at, 3),
+                        body_s=round(result.body_s, 3),
                         eval_s=round(result.eval_s, 3))
         round_trip = time.monotonic() - self.submitted
         line.update(status=log.status, log=Path(log.location).name, round_trip_s=round(round_trip, 3))

@@ -57,6 +57,8 @@ class ShardResult:
     log_bytes: bytes
     where: Where
     pid: int
+    started_at: float
+    """When the task body began (``time.time()`` on the node)."""
     body_s: float
     """The whole task body on the node: imports, the eval, reading the log back."""
     eval_s: float
@@ -65,7 +67,7 @@ class ShardResult:
 
 def run_shard(shard: Shard, run: ShardRun) -> ShardResult:
     """Run ``shard``'s eval on this node with its sandboxes; hand its log back."""
-    t0 = time.monotonic()
+    t0, started_at = time.monotonic(), time.time()
     os.environ.update(run.env)  # read when the eval starts: sandbox namespace, base URLs, keys
     if threading.current_thread() is threading.main_thread():
         # Ray cancels a running task by interrupting its main thread as SIGINT would; a node
@@ -84,7 +86,8 @@ def run_shard(shard: Shard, run: ShardRun) -> ShardResult:
         path = Path(log.location)
         data = path.read_bytes()
     return ShardResult(index=shard.index, log_name=path.name, log_bytes=data, where=here(),
-                       pid=os.getpid(), body_s=time.monotonic() - t0, eval_s=eval_s)
+                       pid=os.getpid(), started_at=started_at, body_s=time.monotonic() - t0,
+                       eval_s=eval_s)
 
 
 def prepare_node(env: dict[str, str]) -> tuple[Where, int, str]:
