@@ -258,7 +258,9 @@ def _bootstrap(address: str) -> str | None:
     if address.startswith("ray://"):
         return address.removeprefix("ray://").split("/", 1)[0]
     if address == "auto":
-        try:  # where `ray start` recorded the cluster it started on this machine
+        try:
+            # Ray's own reading of where `ray start` recorded the cluster it started here: a
+            # private helper, hence the broad except below.
             from ray._private.services import get_ray_address_from_environment
 
             return get_ray_address_from_environment("auto", None)

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections import Counter
@@ -23,6 +24,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 if importlib.util.find_spec("ray") is None and not os.environ.get("LOOPLAB_REQUIRE_RAY"):
     pytest.skip("Ray not installed (pip install -e '.[ray]'; make test does)",
@@ -107,8 +109,6 @@ def _verdicts(log_dir: Path) -> set[tuple]:
 
 def _samples(log_dir: Path) -> Counter:
     """(configuration, scenario, epoch) → in how many samples of the run's logs it appears."""
-    from inspect_ai.log import read_eval_log
-
     seen: Counter = Counter()
     for path in log_dir.glob("*.eval"):
         log = read_eval_log(str(path))
@@ -215,8 +215,6 @@ def test_ctrl_c_stops_every_shard_and_leaves_no_container(cluster, tmp_path):
 @pytest.fixture
 def servers():
     """Two real local OpenAI-style servers (``openai_upstream``), as two vLLM replicas."""
-    import threading
-
     out = []
     for _ in range(2):
         server = ThreadingHTTPServer(("127.0.0.1", 0), Upstream)

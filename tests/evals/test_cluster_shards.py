@@ -5,6 +5,7 @@ and that a run without ``--ray`` never imports Ray."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections import Counter
@@ -99,8 +100,6 @@ def test_several_urls_need_a_cluster():
 
 def test_an_address_where_no_cluster_answers_is_bad_input_named_at_once():
     # a port nothing listens on (bound, never listening): refused at once, not retried for minutes
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
