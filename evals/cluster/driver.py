@@ -10,7 +10,7 @@ writes its scorecard as for a run on one machine.
 Ctrl-C cancels every shard (a KeyboardInterrupt in its eval: inspect stops its samples, removes
 their containers and writes a cancelled log, which the shard still hands back); shards still
 running after ``STOP_GRACE_S`` are killed. Then, after every run, each node removes whatever
-container of the run is left (``evals.cluster.node.sweep_node``), so none stays behind.
+container of the run is left (``evals.cluster.upkeep.sweep_node``), so none stays behind.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ import ray
 from inspect_ai.log import EvalLog, read_eval_log
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from evals.cluster.node import ShardResult, prepare_node, run_shard, sweep_node
+from evals.cluster.node import ShardResult, run_shard
 from evals.cluster.shards import DOCKER_RESOURCE, DOCKER_SHARE, Shard, ShardRun
 from evals.cluster.standin import write_standin
+from evals.cluster.upkeep import prepare_node, sweep_node
 
 RETRIES = 3
 """Times Ray runs a shard again when its worker or node is lost (Ray's own default for tasks)."""

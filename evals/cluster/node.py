@@ -1,6 +1,5 @@
-"""What runs on a node of the cluster, inside a Ray task: a shard's eval, the node's sandbox
-set-up, and the sweep of a run's containers. Each runs in a fresh worker process (the driver
-asks for one task per process), so the environment a shard sets is its own.
+"""A shard's eval, as it runs on a node of the cluster inside a Ray task, in a fresh worker
+process (the driver asks for one task per process), so the environment it sets is its own.
 
 A shard writes its inspect log into a temporary folder on its node and hands the file back as
 its result: the driver writes it into the run's log directory. A shard lost with its node never
@@ -11,41 +10,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import ray
-
 from evals.cluster.shards import Shard, ShardRun
+from evals.cluster.upkeep import Where, here
 from evals.evaluate import SUITE_OPTIONS, run_evals
 from evals.task import looplab_suite
-from sandboxes.docker_cleanup import reap_orphans, remove_labelled
-
-ROOT = Path(__file__).resolve().parents[2]
-SETUP = ROOT / "sandboxes" / "setup.sh"
-TAIL_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class Where:
-    """A node, as messages name it."""
-
-    node_id: str
-    ip: str
-    host: str
-
-    def __str__(self) -> str:
-        return f"{self.ip} (node {self.node_id[:8]})"
-
-
-def here() -> Where:
-    return Where(ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address(),
-                 socket.gethostname())
 
 
 @dataclass(frozen=True)
@@ -60,7 +34,8 @@ class ShardResult:
     started_at: float
     """When the task body began (``time.time()`` on the node)."""
     body_s: float
-    """The whole task body on the node: imports, the eval, reading the log back."""
+    """The task body on the node: the eval and reading its log back (the worker process's start
+    and its imports of looplab and inspect come before it)."""
     eval_s: float
     """inspect's eval alone."""
 
@@ -88,18 +63,3 @@ def run_shard(shard: Shard, run: ShardRun) -> ShardResult:
     return ShardResult(index=shard.index, log_name=path.name, log_bytes=data, where=here(),
                        pid=os.getpid(), started_at=started_at, body_s=time.monotonic() - t0,
                        eval_s=eval_s)
-
-
-def prepare_node(env: dict[str, str]) -> tuple[Where, int, str]:
-    """``sandboxes/setup.sh`` on this node (engine, base image, sandbox image; idempotent):
-    where, its exit code and the tail of its output."""
-    res = subprocess.run(["bash", str(SETUP)], capture_output=True, text=True,
-                         env={**os.environ, **env}, cwd=ROOT)
-    return here(), res.returncode, (res.stdout + res.stderr)[-TAIL_CHARS:]
-
-
-def sweep_node(namespace: str) -> tuple[Where, list[str]]:
-    """Remove the run's containers on this node (its sandbox namespace) and those of runs that
-    are gone (``sandboxes.docker_cleanup``); the names removed."""
-    os.environ["LOOPLAB_SANDBOX_NAMESPACE"] = namespace  # what remove_labelled removes
-    return here(), remove_labelled(None) + reap_orphans()
