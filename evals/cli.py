@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
     # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
     r.add_argument("--processes", type=positive_int, default=2,
-                   help="split the configurations over this many eval processes (default 2)")
+                   help="split the configurations over this many eval processes (default 2; with "
+                        "--ray the shards are the processes)")
     r.add_argument("--no-setup", action="store_true", help=argparse.SUPPRESS)
     r.add_argument("--split-child", action="store_true", help=argparse.SUPPRESS)
     r.add_argument("--max-samples", type=positive_int, default=16,
