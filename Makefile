@@ -14,6 +14,7 @@ MODEL ?= scripted/suite# model: scripted/suite, scripted/<scenario-id>, vllm/...
 EPOCHS ?= 1# epochs per sample (more than 1 gives compare its statistics)
 SCENARIOS ?=# eval: comma-separated scenario ids (default: all)
 FAMILY ?=# eval: only this checklist family (loop, context, provider, security...)
+RAY ?=# eval: spread the run over a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (docs/cluster.md)
 LOGS ?= logs/latest# log directory that report and compare read
 SCENARIO ?=# repro and proxy: one scenario id
 CONFIG ?= looplab# repro: the configuration
@@ -29,7 +30,7 @@ REAL_CONFIGS ?= naive,seed004,looplab# configurations for real: presets and harn
 BENCH_MODEL ?= scripted-bench/oracle# model for bench
 BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
 HARNESSES ?= all# harness specs for harness-images (comma-separated ids)
-.PHONY: help venv sandbox harness-images browser eval report compare repro list test test-unit check bench-harness bench-realistic clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
+.PHONY: help venv sandbox harness-images browser ray-extra eval report compare repro list test test-unit check bench-harness bench-realistic clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
@@ -58,7 +59,8 @@ browser: ## Install Debian's Chromium for the scorecard rendering test (root; sk
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
 
 eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit codes: README, `looplab run --help`)
-	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY))
+	@if [ -n "$(RAY)" ]; then $(MAKE) --no-print-directory ray-extra; fi
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(RAY),--ray $(RAY))
 
 report: venv ## Write the scorecard for LOGS (default: logs/latest) beside its logs, to <run>/report/ (exit 1: the run is incomplete)
 	$(PY) -m reports scorecard $(LOGS)
@@ -73,14 +75,18 @@ repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset> 
 list: venv ## List scenarios and configurations
 	$(PY) -m evals list
 
-test: venv ## Run the whole test suite in parallel (brings up Docker and Chromium when it can; vLLM tests need `make vllm-env`)
+test: venv ## Run the whole test suite in parallel (brings up Docker and Chromium when it can, installs the ray extra; vLLM tests need `make vllm-env`)
 	-@bash sandboxes/setup.sh || echo "Docker is not available: Docker tests will be skipped"
 	-@$(MAKE) --no-print-directory browser
+	-@$(MAKE) --no-print-directory ray-extra
 	@if [ "$$LOOPLAB_REQUIRE_VLLM" = 1 ]; then $(MAKE) --no-print-directory vllm-env; fi
-	$(PY) -m pytest -n auto -q $(PYTEST_ARGS)
+	$(PY) -m pytest -n auto --dist loadgroup -q $(PYTEST_ARGS)
 
-test-unit: venv ## Run only the tests that need neither Docker, a browser nor vLLM
-	$(PY) -m pytest -n auto -q -m "not docker and not browser and not vllm" $(PYTEST_ARGS)
+test-unit: venv ## Run only the tests that need neither Docker, a browser, vLLM nor Ray
+	$(PY) -m pytest -n auto --dist loadgroup -q -m "not docker and not browser and not vllm and not ray" $(PYTEST_ARGS)
+
+ray-extra: venv ## Install the ray extra into .venv (Ray, for `make eval RAY=...` and the cluster tests; skipped if present)
+	@$(PY) -c "import ray" 2>/dev/null || $(PY) -m pip install -q -e ".[ray]" || { echo "the ray extra could not be installed: the cluster tests will be skipped"; exit 1; }
 
 check: venv ## Lint (ruff) and type-check (mypy) our packages
 	$(VENV)/bin/ruff check harness scenarios sandboxes evals reports tests benchmarks

@@ -1,6 +1,7 @@
 """``python -m evals`` (also the ``looplab`` command): run the suite, reproduce one scenario.
 
     python -m evals run [--configs naive,looplab] [--sandbox docker|local] [--model scripted/suite]
+    python -m evals run --ray auto|HOST:PORT|ray://HOST:PORT ...   (a Ray cluster: docs/cluster.md)
     python -m evals repro SCENARIO [--config looplab] [--overrides key=value,...]
     python -m evals list
 
@@ -26,6 +27,7 @@ import sys
 
 from evals import stopping
 from evals.bench.cli import add_parser as add_bench_parser
+from evals.cluster.shards import MIN_SHARD
 from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, SANDBOXES, NonEmptyList, positive_int
 from evals.realmodel.run import add_parser as add_real_parser
 
@@ -54,14 +56,29 @@ def main(argv: list[str] | None = None) -> int:
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
     # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
     r.add_argument("--processes", type=positive_int, default=2,
-                   help="split the configurations over this many eval processes (default 2)")
+                   help="split the configurations over this many eval processes (default 2; with "
+                        "--ray the shards are the processes)")
     r.add_argument("--no-setup", action="store_true", help=argparse.SUPPRESS)
     r.add_argument("--split-child", action="store_true", help=argparse.SUPPRESS)
     r.add_argument("--max-samples", type=positive_int, default=16,
-                   help="samples (and sandboxes) at once, over all configurations")
+                   help="samples (and sandboxes) at once, over all configurations (with --ray: "
+                        "within each shard)")
     r.add_argument("--log-dir", default="", help="default: logs/<timestamp>/ (one run at a time)")
     r.add_argument("--display", default=None, choices=DISPLAYS, help="inspect's display")
     r.add_argument("--no-report", action="store_true")
+    r.add_argument("--ray", default="", metavar="ADDRESS",
+                   help="spread the run over a Ray cluster: auto (the one `ray start` started "
+                        "here), HOST:PORT (from a node of it) or ray://HOST:PORT (Ray Client); "
+                        "needs the ray extra (docs/cluster.md)")
+    r.add_argument("--shard-size", type=positive_int, default=None, metavar="N",
+                   help="with --ray: scenarios per shard (default: two shards per CPU of the "
+                        f"cluster over all configurations, at least {MIN_SHARD} scenarios each)")
+    r.add_argument("--model-base-url", default="", metavar="URL[,URL...]",
+                   help="the model's server (e.g. a vLLM server's http://host:8000/v1); with "
+                        "--ray several, shared among the shards round-robin")
+    r.add_argument("--proxy", default="", metavar="URL[,URL...]",
+                   help="a real server's root URL: each sample's model calls go through its own "
+                        "fault proxy (on the machine that runs the sample); with --ray several")
     r.set_defaults(run="run_suite")
 
     rp = sub.add_parser("repro", help="run one scenario and print a readable transcript",

@@ -18,6 +18,7 @@ import it once their arguments parsed, so ``--help`` and a bad flag answer at on
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -28,13 +29,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import eval as inspect_eval
 from inspect_ai._util.entrypoints import ensure_entry_points  # no public API lists providers
 from inspect_ai._util.registry import registry_find, registry_unqualified_name
-from inspect_ai.util import DisplayType
 
 from evals.bench.provider import PROVIDER
 from evals.bench.task import looplab_bench
+from evals.cluster.shards import ShardRun, forwarded_env, plan, shard_size
+from evals.evaluate import SUITE_OPTIONS, run_evals
 from evals.harnesses.configs import is_spec
 from evals.harnesses.spec import broken_specs
 from evals.library import load_library, select
@@ -170,16 +171,6 @@ def stamp() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, display: DisplayType | None,
-              **options: Any) -> list:
-    """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
-    kept in the logs rather than raised; ``options`` go to inspect as they are."""
-    n_tasks = len(tasks) if isinstance(tasks, list) else 1
-    return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
-                        max_samples=max_samples, max_sandboxes=max_samples, display=display,
-                        fail_on_error=False, **options)
-
-
 def run_outcome(logs: list, expected: int) -> int:
     """0 when every log finished and no sample errored; 130 when the run was interrupted
     (inspect hands back fewer logs than tasks, or cancelled ones); 1 otherwise. Says which
@@ -243,35 +234,58 @@ def finish(log_dir: Path, rc: int) -> None:
 # --- the scenario suite (``looplab run``, ``repro``) --------------------------------------------
 
 def run_suite(args: argparse.Namespace) -> int:
-    """Scenarios × configurations in one process, or split over ``args.processes``."""
+    """Scenarios × configurations in one process, split over ``args.processes``, or spread over
+    the Ray cluster at ``args.ray`` (``evals.cluster``): only where the evals run differs."""
     configs = select_configs(args.configs)
     chosen = select_scenarios(args.scenarios, args.family)
     check_models(args.model, args.fallbacks)
+    base_urls, proxies = url_list(args.model_base_url), url_list(args.proxy)
+    if not args.ray and (len(base_urls) > 1 or len(proxies) > 1):
+        raise RunError("--model-base-url/--proxy: several URLs are shared among the shards of a "
+                       "cluster run (--ray); on one machine give one")
+    if args.ray and args.sandbox != "docker":
+        raise RunError(f"--ray runs the sandboxes in Docker on the cluster's nodes; --sandbox "
+                       f"{args.sandbox} is for one machine")
+    cluster = connect_cluster(args.ray) if args.ray else None
     if not args.no_setup:
-        ensure_sandbox(args.sandbox)
+        if cluster is not None:
+            cluster.prepare(forwarded_env(dict(os.environ)))
+        else:
+            ensure_sandbox(args.sandbox)
     if args.split_child:  # one process of a split run: its parent holds the log directory
-        return run_configs(args, configs, len(chosen), new_log_dir(args.log_dir, stamp()))
+        return run_configs(args, configs, chosen, new_log_dir(args.log_dir, stamp()), None)
     with held_log_dir(args.log_dir, stamp()) as log_dir:
-        if args.processes > 1 and len(configs) > 1:
+        if cluster is None and args.processes > 1 and len(configs) > 1:
             return run_split(args, configs, len(chosen), log_dir)
-        return run_configs(args, configs, len(chosen), log_dir)
+        return run_configs(args, configs, chosen, log_dir, cluster)
 
 
-def run_configs(args: argparse.Namespace, configs: list[str], n_scenarios: int,
-                log_dir: Path) -> int:
-    """The configurations in this process, all at once; then the report."""
-    tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
-                           sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
+def run_configs(args: argparse.Namespace, configs: list[str], chosen: list, log_dir: Path,
+                cluster: Any) -> int:
+    """The configurations in this process, all at once, or as shards on ``cluster``; then the
+    report."""
+    n_scenarios = len(chosen)
     print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; logs: {log_dir}", flush=True)
     t0 = time.monotonic()
-    # The eval process is CPU-bound on a small machine: inspect's realtime sample log and its
-    # running score display cost a third of it and show nothing the scorecard does not.
-    logs = run_evals(tasks, model=args.model, log_dir=log_dir, max_samples=args.max_samples,
-                     display=args.display, epochs=args.epochs, log_realtime=False,
-                     score_display=False)
+    interrupted = False
+    if cluster is not None:
+        logs, where, interrupted = cluster_evals(cluster, args, configs, [s.id for s in chosen],
+                                                 log_dir)
+        expected = len(logs)  # one per shard: a shard that handed no log back has a stand-in
+    else:
+        base_urls, proxies = url_list(args.model_base_url), url_list(args.proxy)
+        tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
+                               sandbox=args.sandbox, fallbacks=args.fallbacks,
+                               proxy=proxies[0] if proxies else "") for c in configs]
+        logs = run_evals(tasks, model=args.model, log_dir=log_dir, max_samples=args.max_samples,
+                         display=args.display, epochs=args.epochs,
+                         model_base_url=base_urls[0] if base_urls else None, **SUITE_OPTIONS)
+        expected, where = len(tasks), ""
     wall = time.monotonic() - t0
-    rc = run_outcome(logs, len(tasks))
+    rc = run_outcome(logs, expected)
+    if interrupted:  # Ctrl-C stopped the cluster's shards, whatever their logs say
+        rc = EXIT_INTERRUPTED
     if not args.no_report and logs:  # an incomplete run gets a scorecard too, marked as such
         report_rc = write_report(log_dir)
         rc = rc or report_rc
@@ -279,9 +293,42 @@ def run_configs(args: argparse.Namespace, configs: list[str], n_scenarios: int,
         print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
     else:
         print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
-              f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
+              f"configurations × {args.epochs} epoch(s){where}); logs in {log_dir}")
         finish(log_dir, rc)
     return rc
+
+
+def url_list(text: str) -> tuple[str, ...]:
+    """``--model-base-url`` / ``--proxy``: comma-separated URLs."""
+    return tuple(u.strip() for u in (text or "").split(",") if u.strip())
+
+
+def connect_cluster(address: str) -> Any:
+    """The Ray cluster at ``address`` (``--ray``), with the nodes that offer Docker."""
+    try:
+        # Only here: a run without --ray never imports Ray (an optional extra).
+        from evals.cluster.driver import RayCluster
+    except ImportError as e:
+        raise RunError(f"--ray needs Ray ({e}): install looplab's ray extra, e.g. "
+                       "`.venv/bin/pip install -e '.[ray]'`") from e
+    return RayCluster(address)
+
+
+def cluster_evals(cluster: Any, args: argparse.Namespace, configs: list[str],
+                  scenario_ids: list[str], log_dir: Path) -> tuple[list, str, bool]:
+    """The run's shards on ``cluster`` (``evals.cluster``): their logs, one per shard, the
+    banner's words for where they ran, and whether Ctrl-C stopped them."""
+    size = shard_size(len(scenario_ids), len(configs), cluster.cpus, args.shard_size)
+    # Heaviest configurations first, so the longest shards do not start last.
+    shards = plan(sorted(configs, key=cost_weight, reverse=True), scenario_ids, size,
+                  base_urls=url_list(args.model_base_url), proxies=url_list(args.proxy))
+    run = ShardRun(model=args.model, sandbox=args.sandbox, epochs=args.epochs,
+                   max_samples=args.max_samples, fallbacks=args.fallbacks,
+                   env=forwarded_env(dict(os.environ)))
+    print(f"looplab: {len(shards)} shards of at most {size} scenarios on {cluster.describe()}",
+          flush=True)
+    logs, interrupted = cluster.run(shards, run, log_dir)
+    return logs, f", {len(shards)} shards on {len(cluster.nodes)} Ray node(s)", interrupted
 
 
 def cost_weight(config: str) -> int:
@@ -317,7 +364,8 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int,
     print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
           f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
-    given = {"--scenarios": args.scenarios, "--family": args.family, "--fallbacks": args.fallbacks}
+    given = {"--scenarios": args.scenarios, "--family": args.family, "--fallbacks": args.fallbacks,
+             "--model-base-url": args.model_base_url, "--proxy": args.proxy}
     common = ["--sandbox", args.sandbox, "--model", args.model, "--epochs", str(args.epochs),
               *[part for flag, value in given.items() if value for part in (flag, value)],
               "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),

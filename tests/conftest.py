@@ -1,10 +1,12 @@
-"""Suite-wide switches: tests marked ``docker``, ``browser`` or ``vllm`` need a Docker engine with
-the sandbox image, Chromium, or the vLLM environment (``.venv-vllm``). Without them they are
-skipped with the reason, unless CI requires them (``LOOPLAB_REQUIRE_DOCKER=1`` /
-``LOOPLAB_REQUIRE_BROWSER=1`` / ``LOOPLAB_REQUIRE_VLLM=1``), where they run and fail."""
+"""Suite-wide switches: tests marked ``docker``, ``browser``, ``vllm`` or ``ray`` need a Docker
+engine with the sandbox image, Chromium, the vLLM environment (``.venv-vllm``) or Ray (the ``ray``
+extra, which ``make test`` installs). Without them they are skipped with the reason, unless CI
+requires them (``LOOPLAB_REQUIRE_DOCKER=1`` / ``LOOPLAB_REQUIRE_BROWSER=1`` /
+``LOOPLAB_REQUIRE_VLLM=1`` / ``LOOPLAB_REQUIRE_RAY=1``), where they run and fail."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -38,6 +40,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = pytest.mark.skip(reason="no vLLM environment (run `make vllm-env`)")
         for item in items:
             if item.get_closest_marker("vllm"):
+                item.add_marker(skip)
+    if not os.environ.get("LOOPLAB_REQUIRE_RAY") and importlib.util.find_spec("ray") is None:
+        skip = pytest.mark.skip(reason="Ray not installed (pip install -e '.[ray]'; make test does)")
+        for item in items:
+            if item.get_closest_marker("ray"):
                 item.add_marker(skip)
     if not os.environ.get("LOOPLAB_REQUIRE_BROWSER") and not shutil.which("chromium"):
         skip = pytest.mark.skip(reason="Chromium not installed (run `make browser`)")

@@ -35,3 +35,9 @@ def test_eval_passes_scenarios_and_family_on():
     assert "--scenarios loop-ping-pong,loop-turn-cap" in cmd and "--family loop" in cmd
     plain = _make("-n", "eval").splitlines()[-1]
     assert "--scenarios" not in plain and "--family" not in plain
+
+
+def test_eval_passes_a_ray_address_on():
+    cmd = _make("-n", "eval", "RAY=auto").splitlines()[-1]
+    assert "--ray auto" in cmd
+    assert "--ray" not in _make("-n", "eval").splitlines()[-1]

@@ -1,0 +1,26 @@
+"""inspect's ``eval`` as every looplab run calls it: on this machine (``evals.runs``) and in each
+shard of a cluster run (``evals.cluster.node``), so both run the evals the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.util import DisplayType
+
+
+def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, display: DisplayType | None,
+              **options: Any) -> list:
+    """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
+    kept in the logs rather than raised; ``options`` go to inspect as they are."""
+    n_tasks = len(tasks) if isinstance(tasks, list) else 1
+    return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
+                        max_samples=max_samples, max_sandboxes=max_samples, display=display,
+                        fail_on_error=False, **options)
+
+
+SUITE_OPTIONS: dict[str, Any] = {"log_realtime": False, "score_display": False}
+"""The scenario suite's eval options. The eval process is CPU-bound on a small machine: inspect's
+realtime sample log and its running score display cost a third of it and show nothing the
+scorecard does not."""
