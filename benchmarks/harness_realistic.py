@@ -250,11 +250,23 @@ class Timers:
         return timed
 
 
+def clear_caches() -> None:
+    """Empty the harness's per-process caches (the shell model's parse of a line, its rule
+    verdicts...): the timed run starts as cold as a new run, so its parse count is its own, not
+    zero because an earlier run in this process parsed the same lines."""
+    for m in list(sys.modules.values()):
+        if getattr(m, "__name__", "").startswith("harness"):
+            for value in list(vars(m).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
 @contextmanager
 def patched(timers: Timers, parse_calls: Counter[str]) -> Iterator[None]:
     """Every binding of each part (in each ``harness`` module that imported it) and bashlex's
     parser wrapped for the breakdown run; restored after."""
     undo: list[tuple[Any, str, Any]] = []
+    clear_caches()
     for label, module, name in PARTS:
         mod = importlib.import_module(module)
         cls_name, _, method = name.rpartition(".")
