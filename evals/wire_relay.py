@@ -7,7 +7,7 @@ OpenAI APIs it also merges an OpenAI-SDK exception's error object into that enve
 response header of the provider (no ``Retry-After``), builds Anthropic and Google error bodies
 from the status alone, and cannot drop a connection, stall or cut a stream.
 
-So the scripted provider, when this relay runs (sample-store flag ``WIRE_RELAY_KEY``), also
+So the scripted provider, when this relay runs (``evals.state.HarnessRun.wire_relay``), also
 writes each fault's wire form (``evals.wire_faults``) into the container (``FAULT_DIR``), and the
 relay, seeing the bridge's error answer, replaces it with that status, headers and body, or
 resets the connection, or starts a stream and cuts it. Requests that do not fail pass through
@@ -35,7 +35,6 @@ from typing import Any
 RELAY_PORT = 13132
 BRIDGE_PORT = 13131
 FAULT_DIR = "/var/tmp/looplab-wire"
-WIRE_RELAY_KEY = "looplab:wire_relay"
 
 
 # ---------------------------------------------------------------- relay (inside the container)
@@ -142,7 +141,7 @@ async def _play(record: dict[str, Any], dialect: str, writer: asyncio.StreamWrit
     try:
         from wire_faults import cut_stream, wire_fault  # beside this file in the container
     except ImportError:
-        from evals.wire_faults import cut_stream, wire_fault
+        from evals.wire_faults import cut_stream, wire_fault  # run from the package (the host)
 
     transport = record.get("transport")
     if transport is None:
@@ -186,7 +185,9 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
     """Copy the relay into the sample's sandbox, start it, wait until it listens, and tell the
     scripted provider to record faults for it. Returns the base URL a harness should use
     (``/v1`` appended by the caller where its client wants it)."""
-    from inspect_ai.util import sandbox, store
+    from inspect_ai.util import sandbox, store_as  # the host half (see the module's docstring)
+
+    from evals.state import HarnessRun  # inspect's, so the host half's too
 
     here = Path(__file__).parent
     box = sandbox()
@@ -203,7 +204,7 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
     if not ready.success:
         log = await box.exec(["cat", f"{FAULT_DIR}/relay.log"])
         raise RuntimeError(f"wire relay did not start in the sandbox: {log.stdout[-2000:]}")
-    store().set(WIRE_RELAY_KEY, True)
+    store_as(HarnessRun).wire_relay = True
     return f"http://127.0.0.1:{port}"
 
 
@@ -215,7 +216,7 @@ async def record_fault(record: dict[str, Any]) -> None:
 async def _write_as_root(path: str, text: str) -> None:
     """A root-owned file in a root-owned directory (``write_file`` writes as the sandbox's
     default user, the harness's)."""
-    from inspect_ai.util import sandbox
+    from inspect_ai.util import sandbox  # the host half (see the module's docstring)
 
     parent = os.path.dirname(path)
     res = await sandbox().exec(

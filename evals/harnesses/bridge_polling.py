@@ -26,7 +26,7 @@ _PATCHED = "__looplab_polling__"
 def poll_at_sandbox_rate() -> bool:
     """Make the bridge's model service poll at the sandbox's own rate; True when applied."""
     try:
-        from inspect_ai.agent._bridge.sandbox import service as bridge_service
+        from inspect_ai.agent._bridge.sandbox import service as bridge_service  # private: may move
     except ImportError:  # a future inspect layout: keep its default interval
         logger.debug("inspect's bridge service module not found; polling stays at its default")
         return False

@@ -28,12 +28,13 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_ai.util import SandboxEnvironment, sandbox, store
+from inspect_ai.util import SandboxEnvironment, sandbox, store_as
 
-from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, sample_proxy
+from evals.realmodel.sample_proxy import proxied_model, sample_proxy
 from evals.realmodel.sample_proxy import real_fallbacks as scenario_real_fallbacks
+from evals.state import HarnessRun, ProxyLog
 from evals.wire_faults import TRANSPORT_ERRORS, wire_fault
-from evals.wire_relay import FAULT_DIR, WIRE_RELAY_KEY
+from evals.wire_relay import FAULT_DIR
 from scenarios.schema import Scenario
 
 Filter = Callable[[Model, list[ChatMessage], list[ToolInfo], ToolChoice | None, GenerateConfig],
@@ -81,7 +82,7 @@ def harness_fallbacks(scenario: Scenario, fallbacks: list[str]) -> dict[str, str
 async def proxied_bridge_models(upstream: str, scenario: Scenario, primary: str,
                                 real_fallbacks: list[str], limiter: Filter) -> AsyncIterator[BridgeModels]:
     """The sample's fault proxy and the bridge's models through it; the proxy's log goes to the
-    sample store (``PROXY_KEY``) for the proxy judges, as on the in-process path."""
+    sample state (``evals.state.ProxyLog``) for the proxy judges, as on the in-process path."""
     box = sandbox()
     names = harness_fallbacks(scenario, real_fallbacks)
     pending: list[dict[str, Any]] = []
@@ -96,7 +97,7 @@ async def proxied_bridge_models(upstream: str, scenario: Scenario, primary: str,
             yield BridgeModels(aliases, proxied_model(primary, fp.port), list(names),
                                fault_filter(limiter, pending, fp.entries), pending)
         finally:
-            store().set(PROXY_KEY, list(fp.entries))
+            store_as(ProxyLog).entries = list(fp.entries)
 
 
 async def _hand_to_relay(box: SandboxEnvironment, record: dict[str, Any]) -> None:
@@ -106,7 +107,7 @@ async def _hand_to_relay(box: SandboxEnvironment, record: dict[str, Any]) -> Non
     human = (TRANSPORT_ERRORS[str(record["transport"])] if "transport" in record
              else wire_fault(str(record["kind"]), record["dialect"], model=record["model"]).message())
     record["message"] = f"{human} [looplab fault {next(_ids)}]"
-    if store().get(WIRE_RELAY_KEY):
+    if store_as(HarnessRun).wire_relay:
         await box.write_file(f"{FAULT_DIR}/fault-{time.time_ns()}.json", json.dumps(record))
 
 
@@ -126,7 +127,7 @@ def fault_filter(limiter: Filter, pending: list[dict[str, Any]],
         except Exception as e:
             raise _fault(pending, entries[seen:], e) from None
         finally:  # the proxy's log so far: what tells the agent that the harness ran
-            store().set(PROXY_KEY, list(entries))
+            store_as(ProxyLog).entries = list(entries)
         if out.stop_reason == "model_length" and not out.message.tool_calls and \
                 any((x.get("status") or 0) >= 400 for x in entries[seen:]):
             # inspect made the server's "maximum context length" 400 an empty reply
