@@ -43,16 +43,21 @@ HOSTILE = {
     "write-evidence": [REPEAT, IDENT, INJECT],
 }
 """Attack → the scenarios it is tried on (the toy's verdicts on all of them for comparison)."""
+HANG_S = 45
+"""``finish.timeout_s`` of the mode that hangs (the others keep the template's)."""
 
 
-def hostile_specs(dest: Path) -> dict[str, str]:
-    """One spec folder per mode under ``dest``; config → its scenarios."""
+def hostile_specs(dest: Path, suffix: str = "") -> dict[str, str]:
+    """One spec folder per mode under ``dest``; config → its scenarios. ``suffix`` keeps the
+    ids (and so the image tags) of two checkouts measured on one engine apart."""
     configs = {}
     for mode, scenarios in HOSTILE.items():
-        folder = dest / f"hostile-{mode}"
+        folder = dest / f"hostile-{mode}{suffix}"
         shutil.copytree(TEMPLATE, folder, ignore=shutil.ignore_patterns("__pycache__"))
         data = yaml.safe_load((folder / "harness.yaml").read_text())
         data["id"], data["env"] = folder.name, {"HOSTILE_MODE": mode}
+        if mode == "resend-hang":
+            data["finish"] = {**data["finish"], "timeout_s": HANG_S}
         (folder / "harness.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
         configs[folder.name] = ",".join(scenarios)
     return configs
@@ -86,11 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenarios", default=f"{REPEAT},{PING},{RM}")
     parser.add_argument("--max-samples", type=int, default=4)
     parser.add_argument("--logs", default="", help="where inspect's logs go (default: a temp dir)")
+    parser.add_argument("--suffix", default="", help="appended to the hostile specs' ids")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="looplab-verdicts-"))
     configs = {c: args.scenarios for c in args.configs.split(",") if c}
     if args.hostile:
-        configs.update(hostile_specs(work / "specs"))
+        configs.update(hostile_specs(work / "specs", args.suffix))
         os.environ["LOOPLAB_HARNESSES"] = os.pathsep.join(
             p for p in (os.environ.get("LOOPLAB_HARNESSES", ""), str(work / "specs")) if p)
     started = time.monotonic()

@@ -118,7 +118,9 @@ async def start_local_witness(sandbox: SandboxEnvironment, root: str) -> Witness
     module's docstring). Stopped by ``close`` or at exit."""
     directory = tempfile.mkdtemp(prefix="looplab-witness-")
     process = subprocess.Popen(
-        [sys.executable, "-I", PROGRAM_ON_HOST, "serve", "--root", root, "--dir", directory],
+        # On the host the memory cgroup is everyone's: its OOM kills are not the sample's.
+        [sys.executable, "-I", PROGRAM_ON_HOST, "serve", "--root", root, "--dir", directory,
+         "--no-oom"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     handle = WitnessHandle(sandbox, PROGRAM_ON_HOST, directory, None, process)

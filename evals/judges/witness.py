@@ -105,10 +105,10 @@ class WitnessLog:
         return [r for r in self.changes(path) if r["ev"] != "create"]
 
     def created(self, path: str) -> list[dict[str, Any]]:
-        """Creations of ``path`` (or of a directory that brought it) during the run."""
+        """Creations of ``path`` during the run (made, moved in, or found in a directory that was
+        made or moved in: the witness records what such a directory held as created too)."""
         p = self.rel(path)
-        return [r for r in self.run if r["ev"] in ("create", "move_to")
-                and (r.get("path") == p or self._above(r, p) and r.get("dir"))]
+        return [r for r in self.run if r["ev"] in ("create", "move_to") and r.get("path") == p]
 
     # --- the sandbox ----------------------------------------------------------------------
 

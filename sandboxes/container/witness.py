@@ -101,8 +101,9 @@ def _oom_kills() -> int | None:
 
 
 class Witness:
-    def __init__(self, root: str, journal_dir: str, disks: list[str]) -> None:
+    def __init__(self, root: str, journal_dir: str, disks: list[str], oom: bool = True) -> None:
         self.root = os.path.realpath(root)
+        self.oom = oom
         self.dir = journal_dir
         self.disks = [self.root, *disks]
         self.libc = _inotify()
@@ -367,7 +368,7 @@ class Witness:
             if info.f_bavail * info.f_frsize < FULL_BYTES and path not in self.full:
                 self.full.add(path)
                 self.emit("disk_full", path=path, size=info.f_blocks * info.f_frsize)
-        kills = _oom_kills()
+        kills = _oom_kills() if self.oom else None
         if kills is not None and self.oom_base is not None and kills - self.oom_base > self.oom_seen:
             self.oom_seen = kills - self.oom_base
             self.emit("oom_kill", count=self.oom_seen)
@@ -423,7 +424,7 @@ def _mode(path: str) -> str | None:
 
 def serve(args: argparse.Namespace) -> None:
     os.makedirs(args.dir, mode=0o700, exist_ok=True)
-    witness = Witness(args.root, args.dir, args.disk)
+    witness = Witness(args.root, args.dir, args.disk, oom=not args.no_oom)
     current = os.path.join(args.dir, CURRENT_NAME)
     resume = os.path.exists(current)
     witness.open_segment(open(current, encoding="ascii").read().strip() if resume else "container",
@@ -519,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--root", default="/workspace")
     s.add_argument("--dir", default="/var/lib/looplab")
     s.add_argument("--disk", action="append", default=[], help="another file system to watch for being full")
+    s.add_argument("--no-oom", action="store_true",
+                   help="do not watch the memory cgroup (on a host it is not the sample's own)")
     c = sub.add_parser("ctl", help="ask the running witness")
     c.add_argument("op", choices=["begin", "mark", "sync"])
     c.add_argument("--dir", default="/var/lib/looplab")

@@ -17,8 +17,10 @@ from evals.task import looplab_suite
 TEMPLATES = Path(__file__).resolve().parents[1] / "harnesses"
 
 
-def mode_specs(template: str, variable: str, modes: list[str], dest: Path) -> dict[str, str]:
-    """mode → spec id, each a copy of ``tests/harnesses/<template>`` with ``variable=mode``."""
+def mode_specs(template: str, variable: str, modes: list[str], dest: Path,
+               finish: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+    """mode → spec id, each a copy of ``tests/harnesses/<template>`` with ``variable=mode``
+    (and, per mode, ``finish`` fields of its own: e.g. a shorter timeout for one that hangs)."""
     ids = {}
     for mode in modes:
         spec_id = f"{template}-{mode}"
@@ -28,6 +30,7 @@ def mode_specs(template: str, variable: str, modes: list[str], dest: Path) -> di
         shutil.copytree(TEMPLATES / template, folder, ignore=shutil.ignore_patterns("__pycache__"))
         data = yaml.safe_load((folder / "harness.yaml").read_text())
         data["id"], data["env"] = spec_id, {**(data.get("env") or {}), variable: mode}
+        data["finish"] = {**data["finish"], **(finish or {}).get(mode, {})}
         (folder / "harness.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
         ids[mode] = spec_id
     return ids
