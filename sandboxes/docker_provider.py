@@ -348,6 +348,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
             raise OSError(errno.EIO, f"cannot rename over {dst_path}: {res.stderr.strip()}",
                           src_path)
 
+    async def ask(self, socket: str, request: dict[str, Any], tail: int | None) -> dict[str, Any] | None:
+        """Ask a root service's Unix socket in the container through the command agent (one
+        request, no process started: the witness, ``witness_client``); None when there is no
+        agent to ask (the caller then runs the service's own client)."""
+        self._check_live()
+        return await self._agent_call("ask", socket=socket, request=request, tail=tail)
+
     @override
     async def connection(self, *, user: str | None = None) -> SandboxConnection:
         user_arg = f"--user {user} " if user else ""

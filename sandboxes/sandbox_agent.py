@@ -5,8 +5,8 @@ file read and file write of the sample over that exec's attached stdin/stdout, i
 a `docker exec` (a runc process start, several engine round trips) for each of them.
 
 Protocol: one JSON object per line each way. Requests carry an `id` and an `op` (`exec`, `read`,
-`write`, `rename`, `kill`, and `baseline`/`reset` for container reuse, see
-sandboxes/docker_reuse.py); binary data travels base64-encoded. Each request but `kill` gets
+`write`, `rename`, `kill`, `baseline`/`reset` for container reuse, see
+sandboxes/docker_reuse.py, and `ask` for the witness, see sandboxes/witness_client.py); binary data travels base64-encoded. Each request but `kill` gets
 exactly one reply with the same `id`. The first line the agent prints is `{"ready": ...}`.
 
 The agent runs as root. Each `exec`, `read`, `write` and `rename` names the user it is for
@@ -331,6 +331,44 @@ def op_rename(req):
     return {}
 
 
+def op_ask(req):
+    """One request to a local service's Unix socket (the witness's, in its root-only
+    directory), and its one-line answer; with ``tail`` set, also the lines of the file the
+    answer names (``file``) whose ``seq`` is above ``tail``: the witness's records since then,
+    without a process started for the asking."""
+    import socket
+
+    deadline = time.monotonic() + float(req.get("wait", 10))
+    while True:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.settimeout(30)
+                conn.connect(req["socket"])
+                conn.sendall(json.dumps(req["request"]).encode() + b"\n")
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(_CHUNK)
+                    if not chunk:
+                        break
+                    data += chunk
+            break
+        except OSError as err:
+            if time.monotonic() > deadline:
+                return {"error": "ENOENT", "message": f"{req['socket']}: {err}"}
+            time.sleep(0.05)
+    answer = json.loads(data or b"{}")
+    lines = []
+    if req.get("tail") is not None and "file" in answer:
+        with open(answer["file"], "rb") as f:
+            for line in f:
+                try:
+                    if json.loads(line)["seq"] > int(req["tail"]):
+                        lines.append(line.decode("utf-8", "replace").rstrip("\n"))
+                except (ValueError, KeyError):
+                    continue  # a line torn by a full journal
+    return {"answer": answer, "lines": lines}
+
+
 def op_kill(req):
     with _RUNNING_LOCK:
         proc = _RUNNING.get(req["target"])
@@ -490,7 +528,7 @@ def op_reset(req):
 
 
 OPS = {"exec": op_exec, "read": as_user(op_read), "write": as_user(op_write),
-       "rename": as_user(op_rename), "baseline": op_baseline, "reset": op_reset}
+       "rename": as_user(op_rename), "baseline": op_baseline, "reset": op_reset, "ask": op_ask}
 
 
 def handle(req):

@@ -27,6 +27,8 @@ from inspect_ai.util import SandboxEnvironment
 from .config import WITNESS_DIR
 
 PROGRAM_IN_IMAGE = "/opt/looplab/witness.py"
+SOCKET_NAME = "witness.sock"
+"""The witness's control socket in its directory (sandboxes/container/witness.py)."""
 PROGRAM_ON_HOST = str(Path(__file__).with_name("container") / "witness.py")
 _CTL_TIMEOUT_S = 60
 
@@ -60,6 +62,16 @@ class WitnessHandle:
     segment: str = ""
 
     async def _ctl(self, op: str, name: str = "", since: int | None = None) -> Reading:
+        ask = getattr(self.sandbox, "ask", None)  # the looplab-docker agent's, no process started
+        if ask is not None and self.process is None:
+            reply = await ask(f"{self.directory}/{SOCKET_NAME}", {"op": op, "segment": name, "name": name},
+                              since)
+            if reply is not None:
+                answer = reply.get("answer") or {}
+                if reply.get("error") or "error" in answer:
+                    why = reply.get("message") or answer.get("error")
+                    raise WitnessUnavailableError(f"the witness could not {op}: {why}")
+                return Reading(answer, [json.loads(line) for line in reply.get("lines", [])])
         argv = ["python3", "-I", self.program, "ctl", op, "--dir", self.directory]
         argv += ["--name", name] if name else []
         argv += ["--since", str(since)] if since is not None else []
