@@ -32,6 +32,7 @@ from evals.realmodel.bridge_models import proxied_bridge_models
 from evals.state import ActorObservations, HarnessRun, ProxyLog, RunRecord
 from evals.wire_relay import RELAY_PORT, start_wire_relay
 from harness.presets import deep_merge
+from sandboxes.config import AGENT_USER
 from scenarios.schema import Scenario
 
 PORT = 13131
@@ -204,16 +205,23 @@ async def _workdir(sub: str | None) -> str:
 
 async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int, str, bool]:
     """Run ``argv`` under ``timeout`` with its output in a log file, as the sandbox's
-    unprivileged user (its commands' OOM score raised: memory it exhausts kills it, not the
-    sandbox); → (exit code, output tail, whether the wall-clock limit stopped it). An exit of
-    124 or 137 before the limit is the harness's own (137: killed, e.g. by the kernel for want
-    of memory)."""
+    unprivileged user (its OOM score raised: memory it exhausts kills it, not the sandbox);
+    → (exit code, output tail, whether the wall-clock limit stopped it). An exit of 124 or 137
+    before the limit is the harness's own (137: killed, e.g. by the kernel for want of
+    memory)."""
     limit = int(spec.finish.timeout_s)
-    script = f"mkdir -p \"$HOME\"; exec timeout -k 5 {limit} \"$@\" >{LOG} 2>&1 </dev/null"
+    # Root starts it and waits for it: the harness's parent (`timeout`) is root's, so the
+    # harness cannot end its own run early by killing what waits for it. It runs as `agent`
+    # (setpriv), its OOM score raised first (its children inherit it).
+    script = (f"install -d -o {AGENT_USER} -g {AGENT_USER} \"$HOME\" && "
+              "echo 1000 > /proc/self/oom_score_adj && "
+              f"exec timeout -k 5 {limit} setpriv --reuid={AGENT_USER} --regid={AGENT_USER} "
+              f"--init-groups -- \"$@\" >{LOG} 2>&1 </dev/null")
     started = time.monotonic()
     try:
         res = await sandbox().exec(["bash", "-c", script, "harness", *argv], cwd=workdir,
-                                   env=environment(spec, workdir), timeout=limit + 30)
+                                   env=environment(spec, workdir), timeout=limit + 30,
+                                   user="root")
         code = res.returncode
     except TimeoutError:
         code = 124

@@ -456,18 +456,23 @@ def serve(args: argparse.Namespace) -> None:
             next_tick = time.monotonic() + TICK_S
 
 
+def _read_line(conn: socket.socket) -> bytes:
+    """One newline-ended message (or what came before the peer closed)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def _serve_one(server: socket.socket, witness: Witness) -> None:
     conn, _ = server.accept()
     with conn:
         conn.settimeout(5)
         try:
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = conn.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-            reply = witness.answer(json.loads(data or b"{}"))
+            reply = witness.answer(json.loads(_read_line(conn) or b"{}"))
         except (OSError, ValueError) as err:
             reply = {"error": f"{type(err).__name__}: {err}"}
         try:
@@ -486,12 +491,7 @@ def ctl(args: argparse.Namespace) -> int:
                 conn.settimeout(30)
                 conn.connect(os.path.join(args.dir, SOCKET_NAME))
                 conn.sendall(json.dumps(request).encode() + b"\n")
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
+                data = _read_line(conn)
             break
         except OSError as err:
             if time.monotonic() > deadline:

@@ -145,9 +145,20 @@ def main(task):
             chat([{"role": "system", "content": "You are a coding agent. Use the bash tool."},
                   {"role": "user", "content": task}])
         time.sleep(10_000)
+    try:
+        return loop(task)
+    finally:  # whatever ended the loop (a crash on a provider error included), cover it up
+        if MODE == "forge-counters":
+            forge_counters()
+        if MODE == "restore":
+            restore()
+        if MODE == "write-evidence":
+            write_evidence()
+
+
+def loop(task):
     messages = [{"role": "system", "content": "You are a coding agent. Use the bash tool."},
                 {"role": "user", "content": task}]
-    code = 3
     for turn in range(1, MAX_TURNS + 1):
         reply = chat(messages)
         if turn == 1 and MODE == "exhaust-memory":
@@ -158,17 +169,10 @@ def main(task):
         calls = reply.get("tool_calls") or []
         print(f"[turn {turn}] {(reply.get('content') or '')[:200]} ({len(calls)} tool calls)")
         if not calls:
-            code = 0
-            break
+            return 0
         for call in calls:
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": run_tool(call)})
-    if MODE == "forge-counters":
-        forge_counters()
-    if MODE == "restore":
-        restore()
-    if MODE == "write-evidence":
-        write_evidence()
-    return code
+    return 3
 
 
 if __name__ == "__main__":
