@@ -96,8 +96,8 @@ class ActorView:
         - a user or system message after the model's first reply that is not the task (a
           nudge, a warning, a refusal sent as a message);
         - a result a tool would not have produced: a call made before whose result now differs
-          from its first one (beyond ``varying`` lines: a status a poll prints may move) or
-          whose error flag flipped (a refusal, an error the harness raised instead of running
+          from its first one (in its number of lines, or beyond ``varying`` lines changed in
+          place: a status a poll prints may move) or whose error flag flipped (a refusal, an error the harness raised instead of running
           it); a call made for the first time whose result has another shape (number of lines)
           than the run's first result (a harness frames every plain result alike).
 
@@ -126,7 +126,8 @@ class ActorView:
             if before is e:
                 if i > 0 and len(_lines(e.result)) != shape:
                     return i
-            elif e.is_error != before.is_error or _changed(before.result, e.result) > varying:
+            elif (e.is_error != before.is_error or len(_lines(e.result)) != len(_lines(before.result))
+                  or _changed(before.result, e.result) > varying):
                 return i
         return None
 

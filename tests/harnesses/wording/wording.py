@@ -75,9 +75,10 @@ def answer(call, detector):
             return f"{text}\n{PHRASES}", False
         return step_in(text, detector.repeated(key))
     command = json.loads(args).get("command", "")
-    if MODE == "refused" and key in detector.seen and None not in detector.seen[key]:
-        if detector.repeated(key, detector.seen[key][-1]):
-            return "refused: this exact call already ran and answered the same; not run again", True
+    before = detector.seen.get(key, [])
+    if MODE == "refused" and len(before) >= 2 and before[-1] == before[-2]:
+        # It already came back the same twice: not run again.
+        return "refused: this exact call already ran and answered the same; not run again", True
     code, text = run(command)
     if MODE == "phrases":
         return (f"{text}\n{PHRASES}" if code else text), False
