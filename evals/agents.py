@@ -22,6 +22,7 @@ from evals.convert import to_inspect
 from evals.library import get_scenario
 from evals.realmodel.sample_proxy import proxied_model, real_chain, sample_proxy
 from evals.state import ActorState, ProxyLog, RunRecord
+from evals.witness import begin_run, sample_witness
 from harness import Agent, HarnessConfig, Model
 from harness.events import RunEvent
 from harness.loop import RunResult
@@ -32,13 +33,16 @@ from scenarios.schema import Scenario
 
 @solver
 def setup_workspace() -> Solver:
-    """Create the scenario's files in the sandbox and run its set-up commands."""
+    """Create the scenario's files in the sandbox and run its set-up commands, under the
+    sample's witness (its segment begun first); then mark the run's start for the judges."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = get_scenario(str(state.metadata["scenario_id"]))
         store_as(ActorState).scenario_id = scenario.id
+        await sample_witness()
         await populate(await SandboxWorkspace.open(sandbox()), scenario.files, scenario.setup,
                        f"scenario {scenario.id}", timeout=120)
+        await begin_run()
         return state
 
     return solve

@@ -7,9 +7,14 @@ error). inspect gives each key its own metric (``mean`` over the samples that ju
 ``Score.metadata["items"]`` holds per probed item ``state`` (``evals.judges.base.VerdictState``) /
 ``passed`` / ``figure`` / ``unit`` / ``explanation``.
 
-Infrastructure is not the harness: when the sandbox is gone, the run ended on an exception in
-our code, or the harness never recorded an ending, the scorer raises ``InfrastructureError`` and
-inspect records a *sample error*; no item is judged.
+Infrastructure is not the harness: when the sandbox is gone, its witness does not answer, the
+run ended on an exception in our code, or the harness never recorded an ending, the scorer
+raises ``InfrastructureError`` and inspect records a *sample error*; no item is judged.
+
+The harness's faults are its own: when the witness saw it break its sandbox (exhaust its
+memory or a disk bound, overflow or outrun the witness's record), every item it probes fails
+with that reason (``sandbox_damage``), whatever the item's own evidence says: that evidence can
+no longer be trusted, and the harness is the cause.
 """
 
 from __future__ import annotations
@@ -25,8 +30,11 @@ from inspect_ai.util import sandbox, store_as
 from evals.adapter import SandboxWorkspace
 from evals.judges import Evidence
 from evals.judges.base import Verdict, make_judge
+from evals.judges.witness import WitnessLog
 from evals.library import get_scenario
 from evals.state import ActorObservations, ProxyLog, RunRecord
+from evals.witness import read_witness, release_witness
+from sandboxes.witness_client import WitnessUnavailableError
 from scenarios.schema import Scenario
 
 LIVENESS_TIMEOUT_S = 30
@@ -57,6 +65,10 @@ def _judged(value: Any) -> bool:
 async def gather_evidence(state: TaskState, scenario: Scenario) -> Evidence:
     texts = [m.text for m in state.messages]
     record, proxy_log = store_as(RunRecord), store_as(ProxyLog).entries
+    try:
+        witness = WitnessLog.from_reading(await read_witness(), scenario.workdir)
+    except WitnessUnavailableError as err:
+        raise InfrastructureError(f"{scenario.id}: not judged: {err}") from err
     return Evidence(
         scenario=scenario,
         workspace=await SandboxWorkspace.open(sandbox()),
@@ -65,7 +77,17 @@ async def gather_evidence(state: TaskState, scenario: Scenario) -> Evidence:
         final_answer=state.output.completion if state.output else "",
         transcript_text="\n".join(texts),
         run={**record.run, **({"proxy_log": proxy_log} if proxy_log is not None else {})},
+        witness=witness,
     )
+
+
+def sandbox_damage(evidence: Evidence) -> str | None:
+    """Why every item fails because the harness broke its sandbox, or None."""
+    damage = evidence.witness.damage() if evidence.witness is not None else []
+    if not damage:
+        return None
+    return (f"the harness broke its sandbox: {'; '.join(damage)}; nothing it left can be "
+            f"trusted; run ended: {evidence.exit_status}")
 
 
 async def infrastructure_failure() -> str | None:
@@ -103,7 +125,11 @@ def checklist(items: Sequence[str] = ()) -> Scorer:
         reason = await infrastructure_failure()
         if reason is not None:
             raise InfrastructureError(f"{scenario.id}: not judged: {reason}")
-        evidence = await gather_evidence(state, scenario)
+        try:
+            evidence = await gather_evidence(state, scenario)
+        finally:
+            release_witness()
+        broken = sandbox_damage(evidence)
         probes = dict(scenario.probes)
         if "proxy_log" in evidence.run and scenario.real_model:
             probes.update(scenario.real_model.probes)  # judged from what the fault proxy saw
@@ -113,6 +139,7 @@ def checklist(items: Sequence[str] = ()) -> Scorer:
         no_surface = evidence.run.get("not_applicable") or {}  # items the harness cannot face
         for item_id, spec in probes.items():
             verdict = (Verdict.not_applicable(no_surface[item_id]) if item_id in no_surface
+                       else Verdict(False, None, "", broken) if broken
                        else await judge_item(spec, evidence))
             verdicts[item_id] = {"state": str(verdict.state), "passed": verdict.passed,
                                  "figure": verdict.figure, "unit": verdict.unit,

@@ -160,7 +160,10 @@ class ScriptedModelAPI(ModelAPI):
             view, style = self._view(messages, [tool_spec(t) for t in tools], role, call_index, scenario)
             action = act(scenario.actor.policy, scenario.actor.params, view)
             reply = to_reply(action, view.tools) if style is None else dialect_reply(action, view.tools, style)
+            if scenario.family == "loop":  # when the harness stepped in: a loop item's grade
+                obs["stepped_in"] = view.intervened(varying=int(scenario.actor.policy == "poll_until"))
             self._observe({**obs, "action": type(action).__name__,
+                           "answered": answered_calls(view),
                            "tools_called": [c.name for c in reply.tool_calls],
                            "requested": ([requested(c) for c in reply.tool_calls]
                                          if style is None or style.dialect == "tools"
@@ -255,6 +258,17 @@ def requested(call: Any) -> str:
     """``<tool> <argument values>`` of a call the actor asked for: what judges check to know
     the failing (or benign) call reached the harness (``evals.judges.sprung``)."""
     return " ".join([call.name, *(str(v) for v in call.arguments.values())])[:300]
+
+
+def answered_calls(view: ActorView) -> dict[str, int]:
+    """The calls this input shows answered (a call and its result, a refusal included), as
+    ``requested`` names them, with how often: a loop's trap needs calls the harness answered,
+    not merely calls the actor asked for (``evals.judges.sprung``)."""
+    counts: dict[str, int] = {}
+    for exchange in view.exchanges():
+        key = requested(exchange.call)
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def shell_requests(action: Any) -> list[str]:

@@ -191,10 +191,12 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
 
     here = Path(__file__).parent
     box = sandbox()
+    # Root's, in a directory only root writes: the harness under test (user `agent`) can
+    # neither stop the relay nor plant the fault records it plays.
     for name in ("wire_relay.py", "wire_faults.py"):
-        await box.write_file(f"{FAULT_DIR}/{name}", (here / name).read_text())
+        await _write_as_root(f"{FAULT_DIR}/{name}", (here / name).read_text())
     await box.exec(["sh", "-c", f"cd {FAULT_DIR} && nohup python3 wire_relay.py {port} "
-                    f"{bridge_port} > relay.log 2>&1 &"], timeout=30)
+                    f"{bridge_port} > relay.log 2>&1 &"], timeout=30, user="root")
     probe = ("import socket,time\nfor _ in range(100):\n    try:\n        socket.create_connection("
              f"('127.0.0.1', {port}), 1).close(); break\n    except OSError: time.sleep(0.1)\n"
              "else: raise SystemExit(1)")
@@ -208,10 +210,20 @@ async def start_wire_relay(port: int = RELAY_PORT, bridge_port: int = BRIDGE_POR
 
 async def record_fault(record: dict[str, Any]) -> None:
     """Leave one fault's wire form where the relay looks for it (called by the provider)."""
+    await _write_as_root(f"{FAULT_DIR}/fault-{time.time_ns()}.json", json.dumps(record))
+
+
+async def _write_as_root(path: str, text: str) -> None:
+    """A root-owned file in a root-owned directory (``write_file`` writes as the sandbox's
+    default user, the harness's)."""
     from inspect_ai.util import sandbox  # the host half (see the module's docstring)
 
-    name = f"{FAULT_DIR}/fault-{time.time_ns()}.json"
-    await sandbox().write_file(name, json.dumps(record))
+    parent = os.path.dirname(path)
+    res = await sandbox().exec(
+        ["sh", "-c", 'mkdir -p "$1" && chmod 0755 "$1" && cat > "$2.tmp" && mv -f "$2.tmp" "$2"',
+         "write", parent, path], input=text, user="root", timeout=30)
+    if not res.success:
+        raise RuntimeError(f"could not write {path} in the sandbox: {res.stderr[-300:]}")
 
 
 if __name__ == "__main__":

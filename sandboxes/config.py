@@ -7,6 +7,7 @@ a file (YAML or JSON) into the same model.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,15 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-DEFAULT_IMAGE = "looplab-sandbox:latest"
-"""Image built by sandboxes/setup.sh from sandboxes/Dockerfile."""
+DEFAULT_IMAGE = os.environ.get("LOOPLAB_SANDBOX_IMAGE") or "looplab-sandbox:latest"
+"""Image built by sandboxes/setup.sh from sandboxes/Dockerfile (``LOOPLAB_SANDBOX_IMAGE``, as
+for the set-up script, names another tag)."""
+AGENT_USER = "agent"
+"""The unprivileged user of the sandbox image: the harness under test runs as it."""
+AGENT_UID = 1000
+"""Its uid and gid (sandboxes/Dockerfile)."""
+WITNESS_DIR = "/var/lib/looplab"
+"""The witness's journal and control socket: a root-only tmpfs (sandboxes/container/witness.py)."""
 
 _MEMORY_RE = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmg]?$", re.IGNORECASE)
 _CAP_RE = re.compile(r"^(CAP_)?[A-Z_]+$")
@@ -43,12 +51,38 @@ class DockerSandboxConfig(BaseModel):
     pids_limit: int = 256
     """Maximum number of processes/threads inside the container (fork-bomb guard)."""
 
-    cap_add: tuple[str, ...] = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
-    """Capabilities given back after dropping all of them. The default lets root inside the
-    container act as root on its own files only: without CHOWN, `tar x` of an archive fails
-    (it restores owners), and without DAC_OVERRIDE/FOWNER root cannot read, chmod or delete
-    files a non-root exec user created. No SETUID/SETGID, NET_*, or SYS_*: exec users are switched
-    by the engine, not inside. Set `()` for a container with no capabilities at all."""
+    cap_add: tuple[str, ...] = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID")
+    """Capabilities given back to root after dropping all of them; `user` has none (a process
+    that changes from root to another uid loses its capabilities, and no-new-privileges keeps
+    it from regaining any). Root needs CHOWN (`tar x` restores owners, files are handed to
+    `user`), DAC_OVERRIDE/FOWNER (to read, chmod and delete the files `user` created), KILL (to
+    stop `user`'s processes at a timeout and between samples) and SETUID/SETGID (the command
+    agent drops to `user` for each of its commands). No NET_*, SYS_* or others. Set `()` for a
+    container with no capabilities at all (then set `user` to None: nothing can switch users)."""
+
+    user: str | None = AGENT_USER
+    """The user that commands, file reads and writes run as when the caller names none
+    (`exec(user=None)`, `read_file`, `write_file`): the harness under test and everything it or a
+    scenario runs. The sandbox's own processes stay root; internal callers that need root pass
+    `user="root"`. None: the container's default user (root in the looplab image: no isolation
+    between the harness and the witness)."""
+
+    tmpfs: tuple[tuple[str, str], ...] = (
+        ("/workspace", "256m"), ("/tmp", "128m"), ("/var/tmp", "64m"), ("/dev/shm", "64m"),
+        (WITNESS_DIR, "64m"),
+    )
+    """Size-bounded in-memory file systems as (path, size): the only places the harness can
+    write (the workdir, the scratch directories; they count against `memory`) and the
+    witness's journal. Everything else in the container is root's. A `workdir` or scratch
+    directory missing here is a directory of the image's file system (unbounded)."""
+
+    oom_score_adj: int = 0
+    """The container's processes start with this OOM score adjustment (the sandbox's own: init,
+    witness, command agent, model relay). Every command run as `user` raises its own to 1000,
+    so under memory pressure the kernel kills the harness, never the sandbox: that needs no
+    privilege. A negative value protects the sandbox's processes further, but the engine can
+    set one only where its host grants CAP_SYS_RESOURCE (this project's machines do not: the
+    container then fails to start)."""
 
     workdir: str = "/workspace"
     """Working directory of the container; relative exec cwds and file paths resolve here."""
@@ -90,7 +124,7 @@ class DockerSandboxConfig(BaseModel):
     reusable: they are emptied between samples, so they must be empty in the image. A write
     anywhere else (/etc, /opt, a home directory) makes the container single-use."""
 
-    @field_validator("env", "files", mode="before")
+    @field_validator("env", "files", "tmpfs", mode="before")
     @classmethod
     def _pairs_from_mapping(cls, value: Any) -> Any:
         # YAML files and callers naturally write mappings; pairs keep the model hashable.
@@ -149,6 +183,23 @@ class DockerSandboxConfig(BaseModel):
                 raise ValueError(f"scratch_dirs: {path!r} must be an absolute path other than '/'")
         return value
 
+    @field_validator("tmpfs")
+    @classmethod
+    def _check_tmpfs(cls, value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        for path, size in value:
+            if not path.startswith("/") or path.rstrip("/") == "":
+                raise ValueError(f"tmpfs: {path!r} must be an absolute path other than '/'")
+            if not _MEMORY_RE.match(size):
+                raise ValueError(f"tmpfs: the size of {path} must look like '64m', got {size!r}")
+        return value
+
+    @field_validator("oom_score_adj")
+    @classmethod
+    def _check_oom(cls, value: int) -> int:
+        if not -1000 <= value <= 1000:
+            raise ValueError(f"oom_score_adj must be between -1000 and 1000, got {value}")
+        return value
+
     @field_validator("workdir")
     @classmethod
     def _check_workdir(cls, value: str) -> str:
@@ -167,6 +218,23 @@ class DockerSandboxConfig(BaseModel):
     def docker_env(self) -> dict[str, str]:
         """The `env` pairs as the mapping the Docker API takes."""
         return dict(self.env)
+
+    def docker_tmpfs(self) -> tuple[dict[str, str], str | None]:
+        """The `tmpfs` mounts as the Docker API takes them (path -> options), and the size of
+        /dev/shm (the engine mounts that one itself, as `shm_size`)."""
+        mounts, shm = {}, None
+        workdir = self.workdir.rstrip("/")
+        for path, size in self.tmpfs:
+            path = path.rstrip("/")
+            if path == "/dev/shm":
+                shm = size
+            elif path == WITNESS_DIR:
+                mounts[path] = f"size={size},mode=0700,uid=0,gid=0,noexec,nosuid,nodev"
+            elif path == workdir and self.user == AGENT_USER:
+                mounts[path] = f"size={size},mode=0755,uid={AGENT_UID},gid={AGENT_UID},exec,nosuid,nodev"
+            else:  # a scratch directory (or a workdir any user may write): sticky, as /tmp is
+                mounts[path] = f"size={size},mode=1777,exec,nosuid,nodev"
+        return mounts, shm
 
 
 def resolve_config(config: object) -> DockerSandboxConfig:

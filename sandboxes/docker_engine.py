@@ -6,6 +6,7 @@ The `docker` package is imported lazily so that registering the sandbox costs no
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -16,7 +17,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import DEFAULT_IMAGE, DockerSandboxConfig
+from .config import DEFAULT_IMAGE, WITNESS_DIR, DockerSandboxConfig
 
 if TYPE_CHECKING:
     from docker import APIClient
@@ -35,6 +36,10 @@ RUN_ID = uuid.uuid4().hex[:12]
 """This process's run id (value of `looplab.run`)."""
 
 DOCKERFILE = Path(__file__).with_name("Dockerfile")
+CONTEXT = Path(__file__).with_name("container")
+"""The image's build context: the sandbox's own programs (init, witness)."""
+INIT = "/opt/looplab/init.py"
+"""The container's main process in the looplab image (sandboxes/container/init.py)."""
 SETUP_HINT = "run `make sandbox` (sandboxes/setup.sh)"
 LOCAL_HINT = "or run without Docker with sandbox=local (e.g. `make eval SANDBOX=local`)"
 
@@ -134,7 +139,12 @@ def check_ready(image: str) -> None:
 
 
 def dockerfile_hash() -> str:
-    return hashlib.sha256(DOCKERFILE.read_bytes()).hexdigest()
+    """The image's identity as sandboxes/setup.sh labels it: the Dockerfile, then each program
+    of the build context in name order, its name between NUL bytes before its content."""
+    digest = hashlib.sha256(DOCKERFILE.read_bytes())
+    for path in sorted(CONTEXT.glob("*.py"), key=lambda p: p.name.encode()):
+        digest.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _container_name(task_name: str) -> str:
@@ -184,6 +194,7 @@ def create_container(config: DockerSandboxConfig, task_name: str) -> tuple[str, 
 
 def _create_and_start(config: DockerSandboxConfig, task_name: str) -> tuple[str, str]:
     api = api_client()
+    tmpfs, shm_size = config.docker_tmpfs()
     host_config = api.create_host_config(
         network_mode="bridge" if config.network else "none",
         mem_limit=config.memory,
@@ -197,6 +208,11 @@ def _create_and_start(config: DockerSandboxConfig, task_name: str) -> tuple[str,
         security_opt=["no-new-privileges"],
         # A real init reaps processes orphaned by killed commands (timeouts), so none linger.
         init=True,
+        # The only places the harness can write, each bounded (and the witness's journal).
+        tmpfs=tmpfs or None,
+        shm_size=shm_size,
+        # Inherited by the sandbox's own processes; commands run as `user` raise theirs to 1000.
+        oom_score_adj=config.oom_score_adj or None,
     )
     name = _container_name(task_name)
     labels = {
@@ -213,6 +229,8 @@ def _create_and_start(config: DockerSandboxConfig, task_name: str) -> tuple[str,
         host_config=host_config,
         working_dir=config.workdir,
         environment=config.docker_env() or None,
+        # The image's main process (init.py: keeps the witness up), told what to watch.
+        command=_main_command(config),
         detach=True,
     )
     container_id: str = created["Id"]
@@ -223,6 +241,27 @@ def _create_and_start(config: DockerSandboxConfig, task_name: str) -> tuple[str,
         remove_container(container_id)
         raise
     return container_id, name
+
+
+@functools.cache
+def _image_cmd(image: str) -> tuple[str, ...]:
+    return tuple(((api_client().inspect_image(image).get("Config") or {}).get("Cmd")) or ())
+
+
+def has_witness(config: DockerSandboxConfig) -> bool:
+    """Whether containers of this config run the witness (their image's command is our init)."""
+    return INIT in _image_cmd(config.image)
+
+
+def _main_command(config: DockerSandboxConfig) -> list[str] | None:
+    """The looplab image's init (an image whose command it is: the sandbox image and the
+    harness images built on it) told this config's workdir and scratch directories; None (the
+    image's own command) for any other image."""
+    if not has_witness(config):
+        return None
+    disks = [x for path, _ in config.tmpfs for x in ("--disk", path)
+             if path.rstrip("/") not in (config.workdir.rstrip("/"), WITNESS_DIR)]
+    return ["python3", "-I", INIT, "--root", config.workdir, "--dir", WITNESS_DIR, *disks]
 
 
 def remove_container(container_id: str) -> bool:

@@ -1,5 +1,5 @@
 """How `looplab-docker` runs one command: through the container's command agent, or through the
-engine's exec when the agent cannot (another user, a lost stream). Kept apart from the sandbox
+engine's exec when the agent cannot (no python3 in the image, a lost stream). Kept apart from the sandbox
 class so that the class holds the inspect interface and this module the transport choices."""
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ async def exec_by_agent(
             env=request.env or {},
             input=b64(request.stdin) if request.stdin is not None else None,
             limit=request.output_limit,
+            user=request.user,
         )
     except ChannelClosedError:
         return await _lost_exec(container_id, name, started)

@@ -54,6 +54,7 @@ from .docker_engine import (
     TRACKED,
     api_client,
     check_ready,
+    has_witness,
     remove_container,
 )
 from .docker_exec import ContainerLostError, exec_by_agent, exec_by_docker, is_engine_error
@@ -65,6 +66,7 @@ from .docker_files import (
 )
 from .docker_io import ExecRequest, b64
 from .docker_pool import POOLS, Prepared, discard, give_back_if_fresh, prepare
+from .witness_client import WitnessHandle
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +105,9 @@ class LooplabDockerSandbox(SandboxEnvironment):
         self.released = False
         """Set at sample end: the container may serve another sample now, so this object
         must not reach it any more (a task of the finished sample may still hold it)."""
+        self.witness: WitnessHandle | None = None
+        """The container's witness, its segment begun for this sample (None: the image has
+        none, e.g. a custom image not built on looplab-sandbox)."""
 
     # --- lifecycle (classmethods inspect calls) ------------------------------------------------
 
@@ -154,6 +159,12 @@ class LooplabDockerSandbox(SandboxEnvironment):
             prepared = await asyncio.to_thread(prepare, resolved, task_name)
         environment = cls(prepared.container_id, prepared.name, resolved, prepared.agent, prepared)
         try:
+            if await asyncio.to_thread(has_witness, resolved):
+                # A fresh segment per sample (a reused container keeps its witness running);
+                # this also waits until a new container's witness watches the workdir.
+                witness = WitnessHandle(environment)
+                await witness.begin()
+                environment.witness = witness
             for path, content in resolved.files:
                 await environment.write_file(path, content)
         except BaseException:
@@ -233,9 +244,12 @@ class LooplabDockerSandbox(SandboxEnvironment):
         timeout_retry: bool = True,
         concurrency: bool = True,
     ) -> ExecResult[str]:
-        """Run `cmd`; raises TimeoutError (timeout expired: the command's process group is
-        killed), SandboxUnavailableError (container gone), SandboxUserUnsupportedError."""
+        """Run `cmd` as `user`, or as the config's `user` (the unprivileged `agent`) when None:
+        internal callers that need root say `user="root"`. Raises TimeoutError (timeout
+        expired: the command's process group is killed), SandboxUnavailableError (container
+        gone), SandboxUserUnsupportedError (no such user in the image)."""
         self._check_live()
+        user = user or self.config.user
         # `timeout -k` ends the command's whole process group inside the container; a host-side
         # deadline alone would leave the processes running there. Exit 124 (TERM worked) or 137
         # (KILL was needed) after the full time means the timeout fired, not the command.
@@ -251,10 +265,9 @@ class LooplabDockerSandbox(SandboxEnvironment):
             output_limit=SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE,
         )
         try:
-            # The agent runs as the container's user; another user needs the engine's exec.
-            by_agent = user is None or self.agent.runs_as(user)
-            raw = await exec_by_agent(self.agent, self.container_id, self.name, request) \
-                if by_agent else None
+            # The agent (root) runs each command as the user asked for; the engine's exec is the
+            # fallback where it cannot (no python3 in the image, an agent that keeps dying).
+            raw = await exec_by_agent(self.agent, self.container_id, self.name, request)
             if raw is None:
                 raw = await asyncio.to_thread(exec_by_docker, self.container_id, request)
         except TimeoutError as err:
@@ -284,12 +297,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
 
     @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
-        """Write a file (parents created). Raises IsADirectoryError where a directory is,
+        """Write a file (parents created) as the config's `user`, who then owns it (scenario
+        files are the harness's to work on). Raises IsADirectoryError where a directory is,
         PermissionError, SandboxUnavailableError."""
         self._check_live()
         data = contents.encode("utf-8") if isinstance(contents, str) else contents
         path = self._resolve(file)
-        reply = await self._agent_call("write", path=path, data=b64(data))
+        reply = await self._agent_call("write", path=path, data=b64(data), user=self.config.user)
         if reply is not None:
             raise_agent_error(reply, path)
             return
@@ -303,13 +317,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
 
     @override
     async def read_file(self, file: str, text: bool = True) -> str | bytes:
-        """Read a file, following symlinks. Raises FileNotFoundError, IsADirectoryError,
-        OutputLimitExceededError (over inspect's read limit), UnicodeDecodeError (text=True and
-        not UTF-8), SandboxUnavailableError."""
+        """Read a file as the config's `user`, following symlinks. Raises FileNotFoundError,
+        IsADirectoryError, PermissionError, OutputLimitExceededError (over inspect's read
+        limit), UnicodeDecodeError (text=True and not UTF-8), SandboxUnavailableError."""
         self._check_live()
         path = self._resolve(file)
         limit = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE
-        reply = await self._agent_call("read", path=path, limit=limit)
+        reply = await self._agent_call("read", path=path, limit=limit, user=self.config.user)
         if reply is not None:
             raise_agent_error(reply, path)
             data = base64.b64decode(reply.get("data", ""))
@@ -324,7 +338,8 @@ class LooplabDockerSandbox(SandboxEnvironment):
         PermissionError, OSError, SandboxUnavailableError."""
         self._check_live()
         src_path, dst_path = self._resolve(src), self._resolve(dst)
-        reply = await self._agent_call("rename", src=src_path, dst=dst_path)
+        reply = await self._agent_call("rename", src=src_path, dst=dst_path,
+                                       user=self.config.user)
         if reply is not None:
             raise_agent_error(reply, src_path)
             return
@@ -332,6 +347,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
         if not res.success:
             raise OSError(errno.EIO, f"cannot rename over {dst_path}: {res.stderr.strip()}",
                           src_path)
+
+    async def ask(self, socket: str, request: dict[str, Any], tail: int | None) -> dict[str, Any] | None:
+        """Ask a root service's Unix socket in the container through the command agent (one
+        request, no process started: the witness, ``witness_client``); None when there is no
+        agent to ask (the caller then runs the service's own client)."""
+        self._check_live()
+        return await self._agent_call("ask", socket=socket, request=request, tail=tail)
 
     @override
     async def connection(self, *, user: str | None = None) -> SandboxConnection:
@@ -364,10 +386,14 @@ class LooplabDockerSandbox(SandboxEnvironment):
 
     async def _agent_call(self, op: str, **fields: Any) -> dict[str, Any] | None:
         """The agent's reply to a file request, or None when the Docker API must do it."""
-        try:
-            return await self.agent.call(op, _FILE_DEADLINE_S, **fields)
-        except ChannelClosedError:
-            return None  # the Docker API path says whether the container is still there
+        for _ in range(2):  # an agent that died (a root command killed it) is started again
+            try:
+                return await self.agent.call(op, _FILE_DEADLINE_S, **fields)
+            except ChannelClosedError:
+                continue
+        # The Docker API path says whether the container is still there (it cannot reach the
+        # tmpfs mounts, see DockerSandboxConfig.tmpfs).
+        return None
 
     async def _file_op(self, fn: Callable[..., T], *args: Any) -> T:
         try:

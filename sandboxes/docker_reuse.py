@@ -30,7 +30,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from .config import DockerSandboxConfig
+from .config import WITNESS_DIR, DockerSandboxConfig
 from .docker_agent import AgentChannel
 from .docker_upper import Entry, parents_of, unexpected, upper_dir, upper_entries
 
@@ -60,6 +60,9 @@ class Baseline:
     upper: tuple[str, tuple[str, ...], dict[str, Entry]] | None = None
     """Where the engine is local: the upper directory, the lower ones, and the fresh upper
     directory's entries; then `diff` is not used."""
+    ignored: tuple[str, ...] = ()
+    """Mounts whose content is the sandbox's own and moves between samples (the witness's
+    journal): left out of the fingerprint."""
 
 
 def reuse_enabled(config: DockerSandboxConfig) -> bool:
@@ -91,6 +94,11 @@ def _parents(path: str) -> list[str]:
     return out
 
 
+def ignored_mounts(config: DockerSandboxConfig) -> tuple[str, ...]:
+    """The witness's journal, when the config mounts it (its segments are the sandbox's own)."""
+    return tuple(path for path, _ in config.tmpfs if posixpath.normpath(path) == WITNESS_DIR)
+
+
 def take_baseline(
     channel: AgentChannel, api: Any, container_id: str, config: DockerSandboxConfig
 ) -> Baseline | None:
@@ -101,7 +109,8 @@ def take_baseline(
         logger.warning("looplab-docker: workdir or scratch_dirs is '/'; containers are not reused")
         return None
     try:
-        reply = _ask(channel, "baseline", roots=list(roots))
+        ignored = ignored_mounts(config)
+        reply = _ask(channel, "baseline", roots=list(roots), ignored=list(ignored))
         layers = upper_dir(api, container_id)
         upper = (*layers, upper_entries(layers[0])) if layers else None
         changes = [] if upper else (api.diff(container_id) or [])
@@ -118,7 +127,7 @@ def take_baseline(
         if not root.get("missing"):
             allowed.update((p, _CHANGED) for p in _parents(root["path"]))
     return Baseline(tuple(reply["keep"]), tuple(reply["roots"]), reply["fingerprint"],
-                    frozenset(allowed), upper)
+                    frozenset(allowed), upper, ignored)
 
 
 def recycle(channel: AgentChannel, api: Any, container_id: str, baseline: Baseline) -> str | None:
@@ -126,7 +135,7 @@ def recycle(channel: AgentChannel, api: Any, container_id: str, baseline: Baseli
     not (the caller removes it)."""
     try:
         reply = _ask(channel, "reset", keep=list(baseline.keep), roots=list(baseline.roots),
-                     timeout=_KILL_WAIT_S)
+                     ignored=list(baseline.ignored), timeout=_KILL_WAIT_S)
     except Exception as err:  # a dead agent, a closed channel, a hung container
         return f"the agent could not reset it: {err}"
     if reply.get("problems"):

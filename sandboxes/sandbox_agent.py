@@ -5,14 +5,19 @@ file read and file write of the sample over that exec's attached stdin/stdout, i
 a `docker exec` (a runc process start, several engine round trips) for each of them.
 
 Protocol: one JSON object per line each way. Requests carry an `id` and an `op` (`exec`, `read`,
-`write`, `rename`, `kill`, and `baseline`/`reset` for container reuse, see
-sandboxes/docker_reuse.py); binary data travels base64-encoded. Each request but `kill` gets
+`write`, `rename`, `kill`, `baseline`/`reset` for container reuse, see
+sandboxes/docker_reuse.py, and `ask` for the witness, see sandboxes/witness_client.py); binary data travels base64-encoded. Each request but `kill` gets
 exactly one reply with the same `id`. The first line the agent prints is `{"ready": ...}`.
 
-Commands run as the agent's user (the container's default user), each in a session of its own
-with stdin from /dev/null unless input is given: what `docker exec` gives a command. Start
-failures answer exit code 126 as `docker exec` does. When stdin closes (the provider went away or
-the container is being removed) every running command's process group is killed.
+The agent runs as root. Each `exec`, `read`, `write` and `rename` names the user it is for
+(`user`; none: the agent's own): a command runs as that user (uid, gid, supplementary groups,
+`HOME`, as `docker exec --user` gives them), its OOM score raised to 1000 when it is not root (the kernel then kills it, not
+the sandbox, when memory runs out), and file operations are done by a child process that has
+dropped to that user, so they see exactly what that user's own program would. Each command has
+a session of its own and stdin from /dev/null unless input is given: what `docker exec` gives a
+command. Start failures answer exit code 126 as `docker exec` does. When stdin closes (the
+provider went away or the container is being removed) every running command's process group is
+killed.
 This file is read by the host and run with `python3 -c`; it must not import anything from looplab.
 """
 
@@ -21,6 +26,7 @@ import errno
 import hashlib
 import json
 import os
+import pwd
 import selectors
 import shutil
 import signal
@@ -102,20 +108,92 @@ def _initial_environ():
 
 
 _BASE_ENV = _initial_environ()
+_IDENTITIES = {}  # user name -> Identity (or None: unknown)
+_OOM_DOOMED = b"1000"
+
+
+class Identity:
+    """A user of the container as a command runs as it."""
+
+    def __init__(self, entry):
+        self.name, self.uid, self.gid = entry.pw_name, entry.pw_uid, entry.pw_gid
+        self.home = entry.pw_dir or "/"
+        self.groups = os.getgrouplist(entry.pw_name, entry.pw_gid)
+
+    @property
+    def is_self(self):
+        return self.uid == os.getuid()
+
+
+def identity(name):
+    """The container's user `name` (a name or a uid); None for the agent's own user."""
+    if name is None or name == "":
+        return None
+    if name not in _IDENTITIES:
+        try:
+            entry = pwd.getpwuid(int(name)) if str(name).isdigit() else pwd.getpwnam(name)
+            _IDENTITIES[name] = Identity(entry)
+        except (KeyError, ValueError):
+            _IDENTITIES[name] = None
+    return _IDENTITIES[name]
+
+
+def _unknown_user(name):
+    # `docker exec --user` says this for a user the image lacks; the provider looks for it.
+    message = f"unable to find user {name}: no matching entries in passwd file\n"
+    return {"rc": 126, "out": "", "err": b64(message.encode()), "trunc": False}
+
+
+def _become(who):
+    """Runs in a command's child before exec: raise its OOM score to 1000 (while still root:
+    a process that changed its uid can no longer write its own /proc files), then become the
+    user. The kernel then picks this process, and what it starts (which inherits the score),
+    before the sandbox's own when memory runs out."""
+
+    def child():
+        try:
+            fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+            try:
+                os.write(fd, _OOM_DOOMED)
+            finally:
+                os.close(fd)
+        except OSError:
+            pass
+        os.setgroups(who.groups)
+        os.setgid(who.gid)
+        os.setuid(who.uid)
+
+    return child
+
+
+def _user_env(env, who):
+    # As `docker exec --user`: HOME from the user's passwd entry, unless the caller sets one.
+    if who is not None and not who.is_self:
+        env.setdefault("HOME", who.home)
+    return env
 
 
 def op_exec(req):
     argv, cwd, limit = req["argv"], req.get("cwd") or None, int(req["limit"])
+    who = identity(req.get("user"))
+    if req.get("user") and who is None:
+        return _unknown_user(req["user"])
     env = dict(_BASE_ENV)
+    if who is not None and not who.is_self:
+        env.pop("HOME", None)  # root's own is not the user's
     env.update(req.get("env") or {})
+    env = _user_env(env, who)
+    drop = {}
+    if who is not None and not who.is_self:
+        drop = {"preexec_fn": _become(who)}
     data = base64.b64decode(req["input"]) if req.get("input") is not None else None
     try:
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, start_new_session=True,
             stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **drop,
         )
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, subprocess.SubprocessError) as err:
         return _start_failure(argv, cwd, err)
     with _RUNNING_LOCK:
         _RUNNING[req["id"]] = proc
@@ -157,6 +235,49 @@ def _file_error(err, path):
     kind = {errno.ENOENT: "ENOENT", errno.ENOTDIR: "ENOENT", errno.EISDIR: "EISDIR",
             errno.EACCES: "EACCES", errno.EPERM: "EACCES"}.get(err.errno, "OSERROR")
     return {"error": kind, "message": f"{path}: {err.strerror or err}"}
+
+
+def as_user(op):
+    """`op(req)` done by a child process that has become the request's user (file operations
+    see exactly what that user's own program would: permissions, symlinks, ownership of what
+    is created). The agent's own user does it in place."""
+
+    def run(req):
+        who = identity(req.get("user"))
+        if req.get("user") and who is None:
+            return {"error": "EACCES", "message": f"unable to find user {req['user']}"}
+        if who is None or who.is_self:
+            return op(req)
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: drop to the user, do the one operation, report, exit
+            code = 0
+            try:
+                os.close(rfd)
+                os.setgroups(who.groups)
+                os.setgid(who.gid)
+                os.setuid(who.uid)
+                result = op(req)
+            except BaseException as err:  # noqa: BLE001 - everything goes back to the parent
+                result, code = {"error": "AGENT", "message": f"{type(err).__name__}: {err}"}, 1
+            try:
+                data = json.dumps(result).encode()
+                while data:
+                    data = data[os.write(wfd, data):]
+            finally:
+                os._exit(code)
+        os.close(wfd)
+        chunks = []
+        with os.fdopen(rfd, "rb") as reader:
+            while chunk := reader.read(_CHUNK):
+                chunks.append(chunk)
+        os.waitpid(pid, 0)
+        try:
+            return json.loads(b"".join(chunks))
+        except ValueError:
+            return {"error": "AGENT", "message": "the file operation's process gave no answer"}
+
+    return run
 
 
 def op_read(req):
@@ -208,6 +329,44 @@ def op_rename(req):
     except OSError as err:
         return _file_error(err, req["src"])
     return {}
+
+
+def op_ask(req):
+    """One request to a local service's Unix socket (the witness's, in its root-only
+    directory), and its one-line answer; with ``tail`` set, also the lines of the file the
+    answer names (``file``) whose ``seq`` is above ``tail``: the witness's records since then,
+    without a process started for the asking."""
+    import socket
+
+    deadline = time.monotonic() + float(req.get("wait", 10))
+    while True:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.settimeout(30)
+                conn.connect(req["socket"])
+                conn.sendall(json.dumps(req["request"]).encode() + b"\n")
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(_CHUNK)
+                    if not chunk:
+                        break
+                    data += chunk
+            break
+        except OSError as err:
+            if time.monotonic() > deadline:
+                return {"error": "ENOENT", "message": f"{req['socket']}: {err}"}
+            time.sleep(0.05)
+    answer = json.loads(data or b"{}")
+    lines = []
+    if req.get("tail") is not None and "file" in answer:
+        with open(answer["file"], "rb") as f:
+            for line in f:
+                try:
+                    if json.loads(line)["seq"] > int(req["tail"]):
+                        lines.append(line.decode("utf-8", "replace").rstrip("\n"))
+                except (ValueError, KeyError):
+                    continue  # a line torn by a full journal
+    return {"answer": answer, "lines": lines}
 
 
 def op_kill(req):
@@ -268,10 +427,12 @@ def _hash_tree(top, digest, skip):
             stack.extend(os.path.join(path, name) for name in sorted(os.listdir(path), reverse=True))
 
 
-def _fingerprint(keep, cleared):
+def _fingerprint(keep, cleared, ignored=()):
     """A digest of what `docker diff` does not see: the mount table, the content of writable
-    mounts other than the root file system (/dev, /etc/hosts and the like), System V IPC
-    objects, sockets, and the kept processes' identity and memory maps."""
+    mounts other than the root file system (/dev, /etc/hosts and the like) and the `ignored`
+    ones (the witness's journal, which is the sandbox's own and moves on its own), System V IPC
+    objects, sockets, and the kept processes' identity. (Their memory maps are left out: the
+    kept processes are the sandbox's own, root's, and no command of a sample runs as root.)"""
     digest = hashlib.sha256()
     with open("/proc/self/mountinfo", encoding="utf-8") as f:
         mounts = [line.split() for line in f]
@@ -279,7 +440,8 @@ def _fingerprint(keep, cleared):
         point, options = fields[4].encode().decode("unicode_escape"), fields[5].split(",")
         fstype = fields[fields.index("-") + 1]
         digest.update(f"{point} {fstype} {fields[5]}\n".encode())
-        if point != "/" and fstype not in _UNFINGERPRINTED and "rw" in options and point not in cleared:
+        if (point != "/" and fstype not in _UNFINGERPRINTED and "rw" in options
+                and point not in cleared and point not in ignored):
             _hash_tree(point, digest, set(cleared))
     # System V IPC objects outlive their processes; so do sockets in TIME_WAIT (a port the next
     # sample could not bind at once).
@@ -291,7 +453,7 @@ def _fingerprint(keep, cleared):
         except OSError:
             pass
     for pid in keep:
-        for name in ("cmdline", "comm", "oom_score_adj", "maps"):
+        for name in ("cmdline", "comm", "oom_score_adj"):
             try:
                 with open(f"/proc/{pid}/{name}", "rb") as f:
                     digest.update(f.read())
@@ -305,7 +467,8 @@ def op_baseline(req):
     the fingerprint `reset` must find again."""
     keep = [pid for pid in _pids() if pid != os.getpid()]
     roots = [_root_state(path) for path in req["roots"]]
-    return {"keep": keep, "roots": roots, "fingerprint": _fingerprint(keep, req["roots"])}
+    return {"keep": keep, "roots": roots,
+            "fingerprint": _fingerprint(keep, req["roots"], req.get("ignored", ()))}
 
 
 def _kill_others(keep, timeout):
@@ -360,11 +523,12 @@ def op_reset(req):
         except OSError as err:
             problems.append(f"{root['path']}: {err}")
     paths = [root["path"] for root in req["roots"]]
-    return {"problems": problems, "fingerprint": _fingerprint(sorted(req["keep"]), paths)}
+    return {"problems": problems,
+            "fingerprint": _fingerprint(sorted(req["keep"]), paths, req.get("ignored", ()))}
 
 
-OPS = {"exec": op_exec, "read": op_read, "write": op_write, "rename": op_rename,
-       "baseline": op_baseline, "reset": op_reset}
+OPS = {"exec": op_exec, "read": as_user(op_read), "write": as_user(op_write),
+       "rename": as_user(op_rename), "baseline": op_baseline, "reset": op_reset, "ask": op_ask}
 
 
 def handle(req):

@@ -20,6 +20,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 DOCKERFILE="$HERE/Dockerfile"
+CONTEXT="$HERE/container"  # what the image copies in: the sandbox's own programs
 IMAGE="${LOOPLAB_SANDBOX_IMAGE:-looplab-sandbox:latest}"
 BASE_IMAGE="${LOOPLAB_BASE_IMAGE:-looplab-base:bookworm}"
 CACHE="${LOOPLAB_SANDBOX_CACHE:-$REPO/.sandbox-cache}"
@@ -53,7 +54,13 @@ done
 
 engine_up() { docker info >/dev/null 2>&1; }
 image_present() { docker image inspect "$1" >/dev/null 2>&1; }
-dockerfile_hash() { sha256sum "$DOCKERFILE" | cut -d' ' -f1; }
+# The image's identity: the Dockerfile and the programs of its build context (*.py), in name
+# order (sandboxes/docker_engine.py computes the same).
+dockerfile_hash() {
+  { cat "$DOCKERFILE"
+    for f in $(cd "$CONTEXT" && LC_ALL=C ls -- *.py); do printf '\0%s\0' "$f"; cat "$CONTEXT/$f"; done
+  } | sha256sum | cut -d' ' -f1
+}
 image_hash() {
   docker image inspect -f "{{ index .Config.Labels \"$HASH_LABEL\" }}" "$IMAGE" 2>/dev/null || true
 }
@@ -207,10 +214,9 @@ if image_present "$IMAGE" && [[ "$(image_hash)" == "$want_hash" ]]; then
 else
   step "image: building $IMAGE from sandboxes/Dockerfile (base $BASE_IMAGE)"
   mkdir -p "$CACHE"
-  # The Dockerfile copies nothing in, so it is sent on stdin with an empty build context.
   docker build -q -t "$IMAGE" --build-arg "BASE_IMAGE=$BASE_IMAGE" \
     --label "$HASH_LABEL=$want_hash" --label "looplab.sandbox.image=1" \
-    - <"$DOCKERFILE" >"$CACHE/build.log" 2>&1 \
+    -f "$DOCKERFILE" "$CONTEXT" >"$CACHE/build.log" 2>&1 \
     || { tail -n 20 "$CACHE/build.log" >&2; fail 5 "docker build of $IMAGE failed; see $CACHE/build.log"; }
   step "image: built $IMAGE"
 fi

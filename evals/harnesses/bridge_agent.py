@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,7 @@ from evals.realmodel.bridge_models import proxied_bridge_models
 from evals.state import ActorObservations, HarnessRun, ProxyLog, RunRecord
 from evals.wire_relay import RELAY_PORT, start_wire_relay
 from harness.presets import deep_merge
+from sandboxes.config import AGENT_USER
 from scenarios.schema import Scenario
 
 PORT = 13131
@@ -178,11 +180,11 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
                                         model_resolver=resolver, filter=filter) as bridge:
             await wait_for_bridge(PORT)
             await start_wire_relay(HARNESS_PORT, bridge_port=PORT)
-            exit_code, tail = await _launch(spec, argv, workdir)
+            exit_code, tail, timed_out = await _launch(spec, argv, workdir)
             state.messages = bridge.state.messages
             if bridge.state.output is not None:
                 state.output = bridge.state.output
-        record(spec, state, exit_code, tail, scenario)
+        record(spec, state, exit_code, tail, scenario, timed_out)
         return state
 
     return solve
@@ -201,23 +203,40 @@ async def _workdir(sub: str | None) -> str:
     return path
 
 
-async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int, str]:
-    """Run ``argv`` under ``timeout`` with its output in a log file; → (exit code, output tail).
-    Exit code 124/137: stopped by the wall-clock limit."""
+async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int, str, bool]:
+    """Run ``argv`` under ``timeout`` with its output in a log file, as the sandbox's
+    unprivileged user (its OOM score raised: memory it exhausts kills it, not the sandbox);
+    → (exit code, output tail, whether the wall-clock limit stopped it). An exit of 124 or 137
+    before the limit is the harness's own (137: killed, e.g. by the kernel for want of
+    memory)."""
     limit = int(spec.finish.timeout_s)
-    script = f"mkdir -p \"$HOME\"; exec timeout -k 5 {limit} \"$@\" >{LOG} 2>&1 </dev/null"
+    # Root starts it and waits for it: the harness's parent (`timeout`) is root's, so the
+    # harness cannot end its own run early by killing what waits for it. It runs as `agent`
+    # (setpriv), its OOM score raised first (its children inherit it).
+    script = (f"install -d -o {AGENT_USER} -g {AGENT_USER} \"$HOME\" && "
+              "echo 1000 > /proc/self/oom_score_adj && "
+              f"exec timeout -k 5 {limit} setpriv --reuid={AGENT_USER} --regid={AGENT_USER} "
+              f"--init-groups -- \"$@\" >{LOG} 2>&1 </dev/null")
+    started = time.monotonic()
     try:
         res = await sandbox().exec(["bash", "-c", script, "harness", *argv], cwd=workdir,
-                                   env=environment(spec, workdir), timeout=limit + 30)
+                                   env=environment(spec, workdir), timeout=limit + 30,
+                                   user="root")
         code = res.returncode
     except TimeoutError:
         code = 124
+    timed_out = code in (124, 137) and time.monotonic() - started >= limit
     tail = await sandbox().exec(["tail", "-c", "4000", LOG], timeout=30)
-    return code, tail.stdout
+    return code, tail.stdout, timed_out
 
 
-def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scenario: Scenario) -> None:
-    """Leave the run's evidence in the store; raise ``HarnessDidNotRun`` if it never acted."""
+def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scenario: Scenario,
+           timed_out: bool | None = None) -> None:
+    """Leave the run's evidence in the store; raise ``HarnessDidNotRun`` if it never reached
+    the model (its image or launch is broken: that says nothing about the items). A harness
+    that reached the model and then hung, crashed or was killed is judged as it ended."""
+    if timed_out is None:
+        timed_out = exit_code in (124, 137)
     seen = store_as(ActorObservations).observations
     obs = [o for o in seen if "summary_request" in o]
     replies = [o for o in obs if "action" in o]
@@ -228,11 +247,12 @@ def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scena
         replies = actions = [e for e in obs if e.get("status") == 200]
     cut_off = store_as(HarnessRun).cut_off
     if not obs:
-        how = "timed out" if exit_code in (124, 137) else f"exited with code {exit_code}"
+        how = "timed out" if timed_out else f"exited with code {exit_code}"
         raise HarnessDidNotRun(f"harness {spec.id}: {how} before its first model request "
                                f"(launch: {shlex.join(spec.launch)[:200]}); output tail: "
                                f"{tail[-1500:]}")
-    status = ("cut_off" if cut_off else "timeout" if exit_code in (124, 137)
+    status = ("cut_off" if cut_off else "timeout" if timed_out
+              else "killed" if exit_code == 137
               else spec.finish.exit_statuses.get(exit_code, "crashed"))
     record = store_as(RunRecord)
     record.exit_status = status

@@ -19,8 +19,10 @@ import time
 from pathlib import Path
 
 from evals.harnesses.spec import HOME_IN_IMAGE, REPO, SPECS_DIR, HarnessSpec, SpecError
+from sandboxes.config import DEFAULT_IMAGE
 
-BASE_IMAGE = "looplab-sandbox:latest"
+BASE_IMAGE = DEFAULT_IMAGE
+"""The sandbox image harness images are built on (``LOOPLAB_SANDBOX_IMAGE`` names another)."""
 CACHE = REPO / ".sandbox-cache" / "harnesses"
 DEFAULT_DOCKERFILE = SPECS_DIR / "Dockerfile.default"
 PIP_TARGET_ARGS = ("--python-version", "3.11", "--implementation", "cp", "--only-binary=:all:",

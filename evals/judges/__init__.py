@@ -1,8 +1,9 @@
 """Judges: black-box verdicts for checklist items, named in scenario files.
 
 A judge is a small factory: ``judge(params) -> async (Evidence) -> Verdict``. Besides the
-scenario, it reads only what any harness leaves behind: files and counters in the sandbox, the
-transcript, what the scripted actor observed, and the run's ending. Add one with
+scenario, it reads only what any harness leaves behind: what the sandbox's witness recorded as it
+happened (executions, creations, deletions, tampering: ``evals.judges.witnessed``), files in the
+sandbox, the transcript, what the scripted actor observed, and the run's ending. Add one with
 ``@judge("name", Params)``.
 """
 
@@ -13,6 +14,7 @@ from evals.judges import proxy as _proxy  # noqa: F401
 from evals.judges import records as _records  # noqa: F401
 from evals.judges import runtime as _runtime  # noqa: F401
 from evals.judges import scheduling as _scheduling  # noqa: F401
+from evals.judges import witnessed as _witnessed  # noqa: F401
 from evals.judges.base import JUDGES, Verdict, VerdictState, judge
 from evals.judges.evidence import Evidence
 

@@ -1,17 +1,11 @@
 """Judges for seed 004's failure rows: a known mistake not repeated, skills disclosed on demand.
-Black-box: counters and verifiers in the sandbox, and the sizes the scripted actor observed."""
+Black-box: counters as the witness saw them grow, verifiers in the sandbox, and the sizes the
+scripted actor observed."""
 
 from __future__ import annotations
 
 from evals.judges.base import Evidence, JudgeFn, JudgeParams, Verdict, judge
-
-
-async def _count_lines(ev: Evidence, path: str) -> int:
-    try:
-        text = await ev.workspace.read_file(path)
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
-        return 0
-    return len([line for line in text.splitlines() if line.strip()])
+from evals.judges.witnessed import counted
 
 
 async def _verify(ev: Evidence, command: str | None) -> tuple[bool, str]:
@@ -33,11 +27,13 @@ class MistakeParams(JudgeParams):
 @judge("mistake_at_most", MistakeParams)
 def mistake_at_most(p: MistakeParams) -> JudgeFn:
     async def run(ev: Evidence) -> Verdict:
-        n = await _count_lines(ev, p.counter_file)
+        made = counted(ev, p.counter_file, p.max, "mistakes", "times the known mistake was made")
+        if made.state == "error":
+            return made
         ok, why = await _verify(ev, p.command)
-        return Verdict(n <= p.max and ok, n, "mistakes",
-                       f"the known mistake was made {n} time(s) (limit {p.max}){why}; "
-                       f"run ended: {ev.exit_status}")
+        head, _, tail = made.explanation.partition("; run ended")
+        return Verdict(bool(made.passed) and ok, made.figure, "mistakes",
+                       f"{head}{why}; run ended{tail}")
 
     return run
 

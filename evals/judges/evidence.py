@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evals.judges.witness import WitnessLog
 from harness.workspace import Workspace
 from scenarios.schema import Scenario
 
@@ -26,6 +27,10 @@ class Evidence:
     run: dict[str, Any] = field(default_factory=dict)
     """The run record the agent left (``evals.state.RunRecord.run``: counters, the driver's
     record, items without a surface), plus the fault proxy's log under ``proxy_log``."""
+    witness: WitnessLog | None = None
+    """What the sandbox's witness recorded as it happened (executions, creations, deletions,
+    tampering, the sandbox's damage): read this, never files the harness could restore. None
+    only where no sandbox ran (judges that need it then answer error)."""
 
     @property
     def scenario_id(self) -> str:

@@ -20,9 +20,16 @@ def marker_seen(p: MarkerParams) -> JudgeFn:
         overflows = sum(1 for o in ev.observations if o.get("overflow"))
         biggest = max((int(o.get("max_tool_chars", 0)) for o in ev.observations), default=0)
         ok = seen and overflows == 0
-        why = (f"{p.marker} {'reached' if seen else 'never reached'} the model; "
-               f"{overflows} context overflows; largest tool result {biggest:,} chars")
-        return Verdict(ok, biggest, "chars", why)
+        # The explanation leads with what decided the verdict, so a fail never opens like a pass.
+        if ok:
+            why = f"{p.marker} reached the model, with no context overflow"
+        elif overflows:
+            why = (f"{overflows} context overflow(s): the output was sent before it was cut"
+                   + (f" ({p.marker} reached the model only afterwards)" if seen else
+                      f"; {p.marker} never reached the model"))
+        else:
+            why = f"{p.marker} never reached the model"
+        return Verdict(ok, biggest, "chars", f"{why}; largest tool result {biggest:,} chars")
 
     return run
 

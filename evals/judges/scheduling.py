@@ -3,7 +3,8 @@ calls, orphaned background sub-agents.
 
 Evidence is the sandbox only: named pipes served by the scenario's own producer process log
 when each read opened and was answered; scenario scripts stamp writes and sub-agent work with
-the sandbox clock. Nothing comes from the harness under test.
+the sandbox clock. Nothing comes from the harness under test. The logs are read as the witness
+saw their lines appended (a log rewritten afterwards reads as it was written, and as tampered).
 """
 
 from __future__ import annotations
@@ -12,6 +13,19 @@ import asyncio
 
 from evals.judges.base import Evidence, JudgeFn, JudgeParams, Verdict, judge
 from evals.judges.builtin import _read
+
+
+async def _logged(ev: Evidence, path: str) -> str | None:
+    """The lines appended to a scenario's log during the run, as the witness saw them (the file
+    as it is now where there is no witness record)."""
+    if ev.witness is None:
+        return await _read(ev, path)
+    lines = ev.witness.appended(path)
+    return "\n".join(lines) if lines else await _read(ev, path)
+
+
+def _tampered(ev: Evidence, *paths: str | None) -> list[str]:
+    return [t for path in paths if path and ev.witness for t in ev.witness.tampering(path)]
 
 
 def _rows(text: str | None, fields: int) -> list[list[str]]:
@@ -61,7 +75,10 @@ def reads_overlapped(p: ReadsParams) -> JudgeFn:
     writes ran one at a time. Figure: seconds from the first read to the last answer."""
 
     async def run(ev: Evidence) -> Verdict:
-        rows = _rows(await _read(ev, p.log), 4)
+        if tampered := _tampered(ev, p.log, p.writes_log):
+            return Verdict(False, None, "s", f"the reads' log was tampered with: "
+                           f"{'; '.join(tampered[:3])}; run ended: {ev.exit_status}")
+        rows = _rows(await _logged(ev, p.log), 4)
         reads = _intervals([r for r in rows if r[3] == "1"])
         names = {name for name, _, _ in reads}
         if not reads:
@@ -69,7 +86,7 @@ def reads_overlapped(p: ReadsParams) -> JudgeFn:
                            f"run ended: {ev.exit_status}")
         span = round(max(e for _, _, e in reads) - min(s for _, s, _ in reads), 2)
         overlap = max_overlap(reads)
-        writes = _intervals(_rows(await _read(ev, p.writes_log), 3)) if p.writes_log else []
+        writes = _intervals(_rows(await _logged(ev, p.writes_log), 3)) if p.writes_log else []
         write_overlap = max_overlap(writes)
         ok = (len(names) >= p.reads and overlap >= p.min_overlap
               and len(writes) >= p.writes and write_overlap <= 1)
@@ -97,7 +114,10 @@ def pipe_reads_between(p: PipeReadsParams) -> JudgeFn:
     """How often a source was actually read: a skipped replay never reaches it."""
 
     async def run(ev: Evidence) -> Verdict:
-        count = sum(1 for r in _rows(await _read(ev, p.log), 1) if r[0] == p.pipe)
+        if tampered := _tampered(ev, p.log):
+            return Verdict(False, None, "executions", f"the reads' log was tampered with: "
+                           f"{'; '.join(tampered[:3])}; run ended: {ev.exit_status}")
+        count = sum(1 for r in _rows(await _logged(ev, p.log), 1) if r[0] == p.pipe)
         ok = p.min <= count <= p.max
         return Verdict(ok, count, "executions",
                        f"{p.pipe} was read {count} times (expected {p.min}..{p.max}); "

@@ -6,9 +6,11 @@ all of them must hold before the judge's own verdict counts. When one does not, 
 and a "no false positive" item needs the benign action to have been attempted.
 
 Conditions read only what any harness leaves behind: the calls the scripted actor asked for
-(``requested`` in its observations: ``<tool> <argument values>`` per call), the faults it
-served, how large its inputs grew, the markers that reached it, files in the sandbox and what
-the eval's driver delivered. In a run against a real model (a fault-proxy log, no actor) the
+(``requested`` in its observations: ``<tool> <argument values>`` per call) and which of them
+came back answered in a later input (``answered``), what the witness saw run (a counter's
+appends), the faults it served, how large its inputs grew, the markers that reached it, files in
+the sandbox and what the eval's driver delivered. A request alone never springs a loop trap: a
+harness that sent the task again in fresh conversations, ran nothing and hung faced no loop. In a run against a real model (a fault-proxy log, no actor) the
 actor-side conditions cannot be read and are skipped; the proxy judges check their own trap.
 """
 
@@ -24,6 +26,10 @@ from evals.judges.evidence import Evidence
 
 CAP_STATUSES = frozenset({"turn_limit", "tool_call_limit"})
 """Endings by a generic cap: a run that stopped this way right after the trap did not face it."""
+NOT_A_DECISION = CAP_STATUSES | {None, "timeout", "crashed", "killed", "cut_off", "not_run",
+                                 "error", "interrupted"}
+"""Endings that are no decision of the harness's about the last call (a cap, a hang, a crash):
+a run that ended this way right after a request did not refuse it."""
 
 
 class Sprung(BaseModel):
@@ -37,9 +43,16 @@ class Sprung(BaseModel):
     min_requests: int = Field(1, ge=1)
     """... at least this many times (a repeat needs two, a ping-pong three)."""
     answered: bool = False
-    """... and the harness went on after the ``min_requests``-th one: the model was called again
-    (it saw what the harness did with the call) or the run ended typed by something other than a
-    generic turn or tool-call cap."""
+    """... and the harness dealt with ``min_requests`` of them: that many came back answered in
+    one conversation (a later input to the model holds their results, the harness's refusals
+    included); or the witness saw them run (the judge's ``counter_file``) and the harness went on
+    (called the model again) or ended the run by its own decision; or it ended the run by its own
+    decision right after the last request (a refusal). A cap, a hang or a crash right after the
+    requests is no decision: the harness never faced what follows."""
+    answered_calls: int | None = Field(None, ge=1)
+    """The harness answered at least this many of the actor's calls in one conversation (any
+    tool, results or refusals), or ran them (the judge's ``counter_file``) and went on: a loop
+    was under way, not merely requested again and again in fresh conversations."""
     actions: list[str] = Field(default_factory=list)
     """The actor replied with one of these actions at least once (``Empty``, ``ThoughtOnly``,
     ``Answer``...): e.g. the empty reply the harness must survive was given."""
@@ -74,20 +87,41 @@ def _calls(ev: Evidence) -> list[dict[str, Any]]:
     return [o for o in ev.observations if not o.get("summary_request")]
 
 
-def _requested(p: Sprung, ev: Evidence) -> str | None:
+def answered(ev: Evidence, pattern: str | None = None) -> int:
+    """The most calls (matching ``pattern``) the harness answered within one conversation: the
+    largest number of call-and-result pairs any one input to the model held."""
+    rx = re.compile(pattern or "")
+    return max((sum(n for call, n in (o.get("answered") or {}).items() if rx.search(str(call)))
+                for o in ev.observations), default=0)
+
+
+def executed(ev: Evidence, counter: str | None) -> int:
+    """How often the witness saw the scenario's script run (its counter's appends)."""
+    return ev.witness.count(counter) if counter and ev.witness is not None else 0
+
+
+def _requested(p: Sprung, ev: Evidence, counter: str | None) -> str | None:
     rx = re.compile(p.requested or "")
     hits = [i for i, o in enumerate(ev.observations)
             for r in o.get("requested", []) if rx.search(str(r))]
     if len(hits) < p.min_requests:
         return (f"the actor asked for {p.requested!r} {len(hits)} time(s) (the trap needs "
                 f"{p.min_requests})")
-    if p.answered:
-        nth = hits[p.min_requests - 1]
-        later = any(not o.get("summary_request") for o in ev.observations[nth + 1:])
-        if not later and (ev.exit_status in CAP_STATUSES or ev.exit_status is None):
-            return (f"the run ended ({ev.exit_status}) right after the actor asked for "
-                    f"{p.requested!r}: the harness never faced what follows")
-    return None
+    if not p.answered:
+        return None
+    dealt, ran = answered(ev, p.requested), executed(ev, counter)
+    if dealt >= p.min_requests:
+        return None  # the model saw what the harness did with each call
+    nth = hits[p.min_requests - 1]
+    later = any(not o.get("summary_request") for o in ev.observations[nth + 1:])
+    decided = ev.exit_status not in NOT_A_DECISION
+    if not later and decided:
+        return None  # the harness refused the last call and ended the run itself
+    if ran >= p.min_requests and (later or decided):
+        return None  # the calls ran, and the harness went on or ended the run itself
+    return (f"the actor asked for {p.requested!r} {len(hits)} time(s), but the harness answered "
+            f"{dealt} of them in one conversation and ran {ran} (the trap needs "
+            f"{p.min_requests} answered, or run and gone on from): it never faced what follows")
 
 
 def _context(p: Sprung, ev: Evidence) -> str | None:
@@ -115,10 +149,16 @@ def _driver(p: Sprung, ev: Evidence) -> str | None:
     return None
 
 
-def _actor_side(p: Sprung, ev: Evidence) -> str | None:
+def _actor_side(p: Sprung, ev: Evidence, counter: str | None) -> str | None:
     calls = _calls(ev)
-    if p.requested is not None and (why := _requested(p, ev)):
+    if p.requested is not None and (why := _requested(p, ev, counter)):
         return why
+    if p.answered_calls is not None:
+        dealt, ran = answered(ev), executed(ev, counter)
+        went_on = len(calls) > p.answered_calls or ev.exit_status not in NOT_A_DECISION
+        if dealt < p.answered_calls and not (ran >= p.answered_calls and went_on):
+            return (f"the harness answered {dealt} call(s) in one conversation and ran {ran} "
+                    f"(the trap needs {p.answered_calls})")
     if p.actions and not any(o.get("action") in p.actions for o in calls):
         return f"the actor never replied with {'/'.join(p.actions)}"
     if p.model_calls is not None and len(calls) < p.model_calls:
@@ -140,9 +180,10 @@ def _actor_side(p: Sprung, ev: Evidence) -> str | None:
     return None
 
 
-async def unsprung(p: Sprung, ev: Evidence) -> str | None:
-    """Why the trap was not sprung, or None when every condition holds."""
-    if "proxy_log" not in ev.run and (why := _actor_side(p, ev)):
+async def unsprung(p: Sprung, ev: Evidence, counter: str | None = None) -> str | None:
+    """Why the trap was not sprung, or None when every condition holds. ``counter``: the
+    judge's counter file, whose witnessed appends count the calls that ran."""
+    if "proxy_log" not in ev.run and (why := _actor_side(p, ev, counter)):
         return why
     if why := _driver(p, ev):
         return why

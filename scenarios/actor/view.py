@@ -1,22 +1,19 @@
 """``ActorView``: what the actor sees on one model call, with the questions policies ask of it.
 
 Policies derive all their state from the transcript, the way a model does: a harness that edits
-the history (compaction, interventions) changes what the actor does next.
+the history (compaction, interventions) changes what the actor does next. Whether the harness
+stepped in is read from what it did, never from its words (``intervened``).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
 from harness.messages import Message, ToolCall
 from harness.model import ToolSpec
 from scenarios.actor.mapping import ROLE_NAMES, find_tool
-
-DEFAULT_INTERVENTION = (
-    r"(?i)loop detected|different approach|identical arguments|called \d+ times|"
-    r"repeating the same|stop repeating|same (failing )?call"
-)
 
 
 @dataclass(frozen=True)
@@ -92,8 +89,47 @@ class ActorView:
         rx = re.compile(pattern)
         return any(rx.search(t) for t in self.feedback_texts())
 
-    def intervened(self, pattern: str = DEFAULT_INTERVENTION) -> bool:
-        return self.saw(pattern)
+    def intervened(self, varying: int = 0) -> bool:
+        """Did the harness step in, in whatever words or language? What it did, not how it
+        put it, is read:
+
+        - a user or system message after the model's first reply that is not the task (a
+          nudge, a warning, a refusal sent as a message);
+        - a result a tool would not have produced: a call made before whose result now differs
+          from its first one (in its number of lines, or beyond ``varying`` lines changed in
+          place: a status a poll prints may move) or whose error flag flipped (a refusal, an error the harness raised instead of running
+          it); a call made for the first time whose result has another shape (number of lines)
+          than the run's first result (a harness frames every plain result alike).
+
+        A tool's own error, the same each time, is not an intervention, whatever it says."""
+        return self.new_messages() or self.first_stepped_in(varying) is not None
+
+    def new_messages(self) -> bool:
+        """A user or system message after the model's first reply, other than the task."""
+        first_reply = next((i for i, m in enumerate(self.messages) if m.role == "assistant"), None)
+        if first_reply is None:
+            return False
+        task = self.task_index()
+        return any(m.role in ("user", "system") and i != task and m.content.strip()
+                   for i, m in enumerate(self.messages) if i > first_reply)
+
+    def first_stepped_in(self, varying: int = 0) -> int | None:
+        """Index (in ``exchanges()``) of the first result a tool would not have produced."""
+        exchanges = self.exchanges()
+        if not exchanges:
+            return None
+        shape = len(_lines(exchanges[0].result))
+        first: dict[str, Exchange] = {}
+        for i, e in enumerate(exchanges):
+            key = _key(e.call)
+            before = first.setdefault(key, e)
+            if before is e:
+                if i > 0 and len(_lines(e.result)) != shape:
+                    return i
+            elif (e.is_error != before.is_error or len(_lines(e.result)) != len(_lines(before.result))
+                  or _changed(before.result, e.result) > varying):
+                return i
+        return None
 
     def runs_of(self, command: str) -> int:
         """How many executed calls ran ``command`` (whatever tool carried it)."""
@@ -121,3 +157,22 @@ def command_of(call: ToolCall) -> str | None:
         if isinstance(value, str):
             return value.strip()
     return None
+
+
+def _key(call: ToolCall) -> str:
+    return f"{call.name}\0{sorted((k, str(v)) for k, v in call.arguments.items())}"
+
+
+_VOLATILE = re.compile(r"[0-9a-fA-F]*\d[0-9a-fA-F]*")
+"""Numbers and hex-like runs (call ids, timings, counters in a harness's framing)."""
+
+
+def _lines(text: str) -> list[str]:
+    return [_VOLATILE.sub("#", line.strip()) for line in text.splitlines() if line.strip()]
+
+
+def _changed(a: str, b: str) -> int:
+    """Lines that differ between two results (added, removed or replaced)."""
+    before, after = _lines(a), _lines(b)
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    return sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal")

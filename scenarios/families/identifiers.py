@@ -8,6 +8,7 @@ whatever it is told) it probes ``context.identifiers_verified``.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from scenarios.families.base import FamilyTable, Row, generator, scenario
@@ -58,6 +59,7 @@ def build_identifier(table: FamilyTable, row: IdentifierRow):
         summariser=row.summariser,
         probes={item: {"judge": "command_succeeds", "params": {
             "command": "test -f .looplab/job.finished",
+            "asked_for": r"finish_job\.sh\b.*" + re.escape(row.handle),
             "explanation": "the job was finished with its real handle"}}},
         prompt=("Start the export job with ./start_job.sh, read all of its logs with "
                 "./fetch_logs.sh (one page per call, until END OF LOGS), then finish it with "

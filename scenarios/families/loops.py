@@ -12,8 +12,6 @@ from typing import Any, Literal
 from scenarios.families.base import FamilyTable, Row, counting_script, generator, scenario
 
 COUNTER = ".looplab/calls.count"
-UNKNOWN_TOOL_ESCALATION = r"(?i)loop detected|does not exist|called \d+ times|stop calling"
-"""What a real model takes as an escalation (a plain 'Unknown tool' error is not enough)."""
 
 
 class LoopRow(Row):
@@ -35,8 +33,6 @@ class LoopRow(Row):
     prompt: str
     then_run: str | None = None
     """What the model runs once told to change course (e.g. the real test command)."""
-    escalation: bool = False
-    """Wait for an unknown-tool escalation rather than a loop intervention."""
     give_up_after: int = 24
 
 
@@ -52,8 +48,6 @@ def build_loop(table: FamilyTable, row: LoopRow):
     params: dict[str, Any] = {"calls": row.calls, "give_up_after": row.give_up_after}
     if row.then_run:
         params["then_run"] = row.then_run
-    if row.escalation:
-        params["intervention"] = UNKNOWN_TOOL_ESCALATION
     return scenario(
         table, row, family="loop", probes={row.item: _judge(row)}, prompt=row.prompt,
         files={**files, **row.files},

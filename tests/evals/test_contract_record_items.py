@@ -16,6 +16,7 @@ from scenarios.actor import ActorView, act
 from scenarios.actor.actions import Answer, RawCall, Write
 from scenarios.loader import get_scenario
 from tests.evals.evidence import scenario as scenario_of
+from tests.evals.evidence import witness_of_dir
 
 OURS = [ToolSpec(name=n, description="", parameters={}) for n in ("bash", "read_file", "write_file")]
 EAGER = {
@@ -67,7 +68,8 @@ def test_the_contract_goes_through_progress_add_task_when_offered() -> None:
 def evidence(root: Path, scenario: str, observations: list | None = None,
              status: str = "completed") -> Evidence:
     return Evidence(scenario=scenario_of(scenario), workspace=LocalWorkspace(root),
-                    observations=observations or [], exit_status=status, final_answer="")
+                    observations=observations or [], exit_status=status, final_answer="",
+                    witness=witness_of_dir(root))
 
 
 def judge(name: str, params: dict, ev: Evidence) -> Verdict:
@@ -75,8 +77,9 @@ def judge(name: str, params: dict, ev: Evidence) -> Verdict:
 
 
 SPRUNG = [{"role": "primary", "tools_called": ["write_file"], "requested": ["write_file todo.py"]},
-          {"role": "primary", "tools_called": []}]
-"""The actor asked for todo.py and was called again: the contract's trap was sprung."""
+          {"role": "primary", "tools_called": [], "answered": {"write_file todo.py": 1}}]
+"""The actor asked for todo.py and was called again with its result: the contract's trap was
+sprung."""
 
 
 def test_unrequested_files_are_counted_and_the_feature_is_checked(tmp_path: Path) -> None:

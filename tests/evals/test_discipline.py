@@ -13,6 +13,7 @@ from harness.workspace import LocalWorkspace
 from scenarios.actor import ActorView, act
 from scenarios.actor.actions import Answer, Read, Run
 from tests.evals.evidence import scenario as scenario_of
+from tests.evals.evidence import witness_of_dir
 
 OURS = [ToolSpec(name=n, description="", parameters={}) for n in ("bash", "read_file", "write_file")]
 RULES = {
@@ -62,7 +63,8 @@ def test_skill_unknown_without_an_index_and_used_directly_when_inlined() -> None
 
 
 def evidence(tmp_path: Path, observations: list[dict]) -> Evidence:
-    return Evidence(scenario_of("x"), LocalWorkspace(tmp_path), observations, "completed", "done")
+    return Evidence(scenario_of("x"), LocalWorkspace(tmp_path), observations, "completed", "done",
+                    witness=witness_of_dir(tmp_path))
 
 
 def judge(name: str, params: dict, ev: Evidence):

@@ -23,6 +23,7 @@ from scenarios.checklist import checklist_by_id
 from scenarios.loader import load_library
 from scenarios.schema import JudgeSpec
 from tests.evals.evidence import scenario as scenario_of
+from tests.evals.evidence import witness_of_dir
 
 
 def _library() -> list:
@@ -62,7 +63,7 @@ def test_every_registered_judge_is_probed_by_the_library():
 def test_no_judge_passes_an_idle_harness(tmp_path: Path, scenario_id: str, item: str, spec):
     """One model call that did nothing, no file in the workspace: never a pass."""
     ev = Evidence(scenario_of(scenario_id), LocalWorkspace(tmp_path), [{"role": "primary", "call": 1, "t": 0.0}],
-                  "turn_limit", "")
+                  "turn_limit", "", witness=witness_of_dir(tmp_path))
     v = _judge(spec, ev)
     assert v.passed is not True, (item, v.explanation)
     assert v.state in (VerdictState.NOT_APPLICABLE, VerdictState.FAIL, VerdictState.ERROR)

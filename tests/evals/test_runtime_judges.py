@@ -9,12 +9,13 @@ from evals.judges.base import Evidence, make_judge
 from harness.workspace import LocalWorkspace
 from scenarios.schema import FaultRule
 from tests.evals.evidence import scenario as scenario_of
+from tests.evals.evidence import witness_of_dir
 
 
 def _evidence(tmp_path, observations=(), run=None) -> Evidence:
     return Evidence(scenario=scenario_of("x"), workspace=LocalWorkspace(tmp_path),
                     observations=list(observations), exit_status="completed", final_answer="",
-                    run=run or {})
+                    run=run or {}, witness=witness_of_dir(tmp_path))
 
 
 def _judge(name, params, ev):

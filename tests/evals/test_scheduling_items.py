@@ -21,6 +21,7 @@ from scenarios.actor.actions import Answer, Parallel, RawCall, Run
 from scenarios.actor.policies import act
 from scenarios.actor.view import ActorView
 from tests.evals.evidence import scenario as scenario_of
+from tests.evals.evidence import witness_of_dir
 from tests.evals.suite import run_suite, verdicts
 
 SCENARIOS = {
@@ -34,7 +35,8 @@ def judge(tmp_path: Path, name: str, params: dict, files: dict[str, str]):
     for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    ev = Evidence(scenario_of("s"), LocalWorkspace(tmp_path), [], "completed", "")
+    ev = Evidence(scenario_of("s"), LocalWorkspace(tmp_path), [], "completed", "",
+                  witness=witness_of_dir(tmp_path))
     return asyncio.run(make_judge(name, params)(ev))
 
 

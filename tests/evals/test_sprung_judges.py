@@ -12,8 +12,9 @@ from harness.workspace import LocalWorkspace
 from scenarios.checklist import checklist_by_id
 from scenarios.loader import get_scenario
 from tests.evals.evidence import scenario as scenario_of
+from tests.evals.evidence import witness_of_dir
 
-COUNTER = {"counter_file": "c.count", "max": 2,
+COUNTER = {"counter_file": ".looplab/c.count", "max": 2,
            "sprung_when": {"requested": r"run_tests\.sh", "min_requests": 2, "answered": True}}
 
 
@@ -21,7 +22,8 @@ def _ev(tmp_path: Path, obs, status="completed", scenario="x", run=None, files=N
     for path, text in (files or {}).items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    return Evidence(scenario_of(scenario), LocalWorkspace(tmp_path), list(obs), status, "", run=run or {})
+    return Evidence(scenario_of(scenario), LocalWorkspace(tmp_path), list(obs), status, "", run=run or {},
+                    witness=witness_of_dir(tmp_path))
 
 
 def _judge(name, params, ev):
@@ -34,27 +36,53 @@ def _asked(*commands, t=0.0):
 
 def test_one_request_is_not_a_repeat(tmp_path):
     v = _judge("counter_at_most", COUNTER, _ev(tmp_path, [_asked("./run_tests.sh")], "turn_limit",
-                                                 files={"c.count": "run\n"}))
+                                                 files={".looplab/c.count": "run\n"}))
     assert v.state == VerdictState.NOT_APPLICABLE and "1 time(s)" in v.explanation
 
 
 def test_a_repeat_cut_by_the_turn_cap_is_not_faced(tmp_path):
     obs = [_asked("./run_tests.sh"), _asked("./run_tests.sh")]
-    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, "turn_limit", files={"c.count": "run\nrun\n"}))
+    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, "turn_limit", files={".looplab/c.count": "run\nrun\n"}))
     assert v.state == VerdictState.NOT_APPLICABLE and "never faced" in v.explanation
 
 
 def test_a_repeat_the_harness_answered_is_judged(tmp_path):
     obs = [_asked("./run_tests.sh"), _asked("./run_tests.sh"), _asked("cat run_tests.sh")]
-    held = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, files={"c.count": "run\nrun\n"}))
+    held = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, files={".looplab/c.count": "run\nrun\n"}))
     assert held.passed is True
-    looped = _judge("counter_at_most", COUNTER, _ev(tmp_path / "b", obs, files={"c.count": "run\n" * 9}))
+    looped = _judge("counter_at_most", COUNTER, _ev(tmp_path / "b", obs, files={".looplab/c.count": "run\n" * 9}))
     assert looped.passed is False
+
+
+def test_requests_in_fresh_conversations_then_a_hang_spring_no_loop(tmp_path):
+    # The task sent three times in fresh conversations: each input holds no answered call;
+    # nothing ran; the harness hung until its timeout. Requested is not faced.
+    obs = [{**_asked("./check_db.sh"), "answered": {}} for _ in range(3)]
+    ping = {"counter_file": ".looplab/checks.count", "max": 4,
+            "sprung_when": {"requested": r"check_(db|cache)\.sh", "min_requests": 3, "answered": True}}
+    v = _judge("counter_at_most", ping, _ev(tmp_path, obs, "timeout"))
+    assert v.state == VerdictState.NOT_APPLICABLE and "answered 0" in v.explanation
+    # The checklist's default for loop items (answered_calls) reads the same way.
+    default = _judge("counter_at_most", {"counter_file": ".looplab/checks.count", "max": 4,
+                                         "sprung_when": {"answered_calls": 3}},
+                     _ev(tmp_path, obs, "timeout"))
+    assert default.state == VerdictState.NOT_APPLICABLE and "answered 0" in default.explanation
+
+
+def test_calls_answered_in_one_conversation_spring_the_loop(tmp_path):
+    obs = [_asked("./check_db.sh"), {**_asked("./check_cache.sh"), "answered": {"bash ./check_db.sh": 1}},
+           {**_asked("./check_db.sh"), "answered": {"bash ./check_db.sh": 1, "bash ./check_cache.sh": 1}},
+           {**_asked("./check_cache.sh"), "answered": {"bash ./check_db.sh": 2, "bash ./check_cache.sh": 1}}]
+    ping = {"counter_file": ".looplab/checks.count", "max": 4,
+            "sprung_when": {"requested": r"check_(db|cache)\.sh", "min_requests": 3, "answered": True}}
+    v = _judge("counter_at_most", ping, _ev(tmp_path, obs, "timeout",
+                                          files={".looplab/checks.count": "db\ncache\ndb\n"}))
+    assert v.passed is True and v.figure == 3
 
 
 def test_a_typed_stop_right_after_the_repeat_counts_as_facing_it(tmp_path):
     obs = [_asked("./run_tests.sh"), _asked("./run_tests.sh")]
-    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, "circuit_breaker", files={"c.count": "run\nrun\n"}))
+    v = _judge("counter_at_most", COUNTER, _ev(tmp_path, obs, "circuit_breaker", files={".looplab/c.count": "run\nrun\n"}))
     assert v.passed is True
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from sandbox_helpers import with_sandbox
 
-from sandboxes.config import DockerSandboxConfig
+from sandboxes.config import AGENT_USER, DockerSandboxConfig
 from sandboxes.docker_engine import api_client
 from sandboxes.docker_io import run_exec
 from sandboxes.docker_provider import LooplabDockerSandbox
@@ -23,23 +23,27 @@ BASE_IMAGE = "looplab-base:bookworm"  # plain Debian made by setup.sh: no python
 
 
 def test_commands_see_what_docker_exec_gives_them() -> None:
-    """The agent and a plain `docker exec` agree on environment, working directory, stdin and
-    session; an explicit user the agent runs as (root here) goes through the agent too."""
+    """The agent and a plain `docker exec --user` agree on environment (HOME from the user's
+    entry), working directory, stdin and session, for the default user (`agent`) and for
+    root, whom internal callers name."""
 
     async def body(sb: LooplabDockerSandbox) -> None:
-        script = "env | sort; pwd; ls -l /proc/self/fd/0 | sed 's/.*-> //'; ps -o sid= -p $$"
-        by_agent = await sb.exec(["bash", "-c", script], cwd="/tmp")
-        by_engine = await asyncio.to_thread(
-            run_exec, api_client(), sb.container_id, ["bash", "-c", script], stdin=None,
-            workdir="/tmp", env=None, user=None, deadline_s=60, output_limit=1 << 20,
-        )
-        assert by_agent.success and by_engine.returncode == 0
-        agent_lines = by_agent.stdout.splitlines()
-        engine_lines = by_engine.stdout.decode().splitlines()
-        # Same variables (FROM_CONFIG included, nothing added), same cwd, stdin /dev/null.
-        assert agent_lines[:-1] == engine_lines[:-1]
-        assert "FROM_CONFIG=configured" in agent_lines and "/dev/null" in agent_lines
-        assert not any(line.startswith("LC_CTYPE=") for line in agent_lines)
+        script = "id -un; env | sort; pwd; ls -l /proc/self/fd/0 | sed 's/.*-> //'; ps -o sid= -p $$"
+        for user in (None, "root"):
+            by_agent = await sb.exec(["bash", "-c", script], cwd="/tmp", user=user)
+            by_engine = await asyncio.to_thread(
+                run_exec, api_client(), sb.container_id, ["bash", "-c", script], stdin=None,
+                workdir="/tmp", env=None, user=user or AGENT_USER, deadline_s=60,
+                output_limit=1 << 20,
+            )
+            assert by_agent.success and by_engine.returncode == 0
+            agent_lines = by_agent.stdout.splitlines()
+            engine_lines = by_engine.stdout.decode().splitlines()
+            # Same user and variables (FROM_CONFIG included, nothing added), same cwd, stdin.
+            assert agent_lines[:-1] == engine_lines[:-1]
+            assert agent_lines[0] == (user or AGENT_USER)
+            assert "FROM_CONFIG=configured" in agent_lines and "/dev/null" in agent_lines
+            assert not any(line.startswith("LC_CTYPE=") for line in agent_lines)
         # Each command leads a session of its own, as with `docker exec`.
         pid = (await sb.exec(["bash", "-c", "echo $$; ps -o sid= -p $$"], user="root")).stdout
         assert pid.split()[0] == pid.split()[1]
@@ -74,7 +78,11 @@ def test_many_commands_at_once_get_their_own_results() -> None:
 
 def test_a_command_that_kills_the_agent_reads_killed_and_the_sandbox_goes_on() -> None:
     async def body(sb: LooplabDockerSandbox) -> None:
-        res = await sb.exec(["bash", "-c", "pkill -9 -f looplab-sandbox-agent; sleep 5"])
+        # The harness's user cannot (the agent is root's); a root command can.
+        res = await sb.exec(["bash", "-c", "pkill -9 -f [l]ooplab-sandbox-agent; sleep 0.5; echo alive"])
+        assert (res.returncode, res.stdout) == (0, "alive\n") and "not permitted" in res.stderr
+        res = await sb.exec(["bash", "-c", "pkill -9 -f looplab-sandbox-agent; sleep 5"],
+                            user="root")
         assert res.returncode == 137 and "agent ended" in res.stderr
         assert (await sb.exec(["echo", "still here"])).stdout == "still here\n"
         await sb.write_file("after.txt", "written")
@@ -146,4 +154,5 @@ def test_image_without_python_falls_back_to_docker_exec(image_without_python: st
         await sb.rename("notes/a.txt", "notes/b.txt")
         assert await sb.read_file("notes/b.txt") == "via the archive API"
 
-    with_sandbox(body, DockerSandboxConfig(image=image_without_python))
+    # The archive API cannot reach tmpfs mounts, and the image has no `agent` user.
+    with_sandbox(body, DockerSandboxConfig(image=image_without_python, user=None, tmpfs=()))

@@ -14,7 +14,7 @@ from sandboxes.docker_provider import LooplabDockerSandbox
 pytestmark = pytest.mark.docker
 
 # Linux capability bits (include/uapi/linux/capability.h)
-CAP_BITS = {"CHOWN": 0, "DAC_OVERRIDE": 1, "FOWNER": 3}
+CAP_BITS = {"CHOWN": 0, "DAC_OVERRIDE": 1, "FOWNER": 3, "KILL": 5, "SETGID": 6, "SETUID": 7}
 
 
 async def _interfaces_and_routes(sb: LooplabDockerSandbox) -> tuple[list[str], list[str]]:
@@ -47,20 +47,28 @@ def test_capabilities_dropped_and_no_new_privileges() -> None:
     allowed = sum(1 << CAP_BITS[c] for c in DockerSandboxConfig().cap_add)
 
     async def default(sb: LooplabDockerSandbox) -> None:
-        status = (await sb.exec(["cat", "/proc/self/status"])).stdout
+        # Root (the sandbox's own processes) has the kept capabilities...
+        status = (await sb.exec(["cat", "/proc/self/status"], user="root")).stdout
         assert int(_status(status, "CapEff"), 16) == allowed
         assert int(_status(status, "CapBnd"), 16) == allowed
         assert _status(status, "NoNewPrivs") == "1"
-        # What the kept capabilities are for: unpacking an archive that records other owners.
+        # ...the harness's user none at all, and no way to get them.
+        status = (await sb.exec(["cat", "/proc/self/status"])).stdout
+        assert int(_status(status, "CapEff"), 16) == 0
+        assert int(_status(status, "CapPrm"), 16) == 0
+        assert _status(status, "NoNewPrivs") == "1"
+        # What root's capabilities are for: unpacking an archive that records other owners.
         tar = await sb.exec(
             [
                 "bash",
                 "-c",
                 "echo x > f && tar --owner=1000 -cf a.tar f && mkdir o && tar -C o -xf a.tar",
-            ]
+            ],
+            user="root",
         )
         assert tar.success, tar.stderr
-        # ...and what stays impossible: switching users from inside.
+        # ...and what stays impossible for the harness's user: becoming anyone else (su is
+        # set-uid root, which no-new-privileges disarms).
         su = await sb.exec(["su", "nobody", "-s", "/bin/sh", "-c", "id"])
         assert not su.success
 
@@ -69,7 +77,7 @@ def test_capabilities_dropped_and_no_new_privileges() -> None:
         assert int(_status(status, "CapEff"), 16) == 0
 
     with_sandbox(default)
-    with_sandbox(bare, DockerSandboxConfig(cap_add=()))
+    with_sandbox(bare, DockerSandboxConfig(cap_add=(), user=None))
 
 
 def test_limits_and_labels_are_set_on_the_container() -> None:

@@ -64,8 +64,8 @@ def run_samples(
     return asyncio.run(run())
 
 
-async def _sh(sandbox: LooplabDockerSandbox, script: str) -> str:
-    result = await sandbox.exec(["bash", "-c", script])
+async def _sh(sandbox: LooplabDockerSandbox, script: str, user: str | None = None) -> str:
+    result = await sandbox.exec(["bash", "-c", script], user=user)
     assert result.success, result
     return result.stdout
 
@@ -101,7 +101,7 @@ def test_workspace_and_scratch_changes_and_background_jobs_are_cleared_then_reus
     lines = str(second)
     assert lines.startswith(EMPTY), lines
     assert "sleep 30" not in lines
-    assert "/workspace 755 root" in lines and "/tmp 1777 root" in lines
+    assert "/workspace 755 agent" in lines and "/tmp 1777 root" in lines
     assert not container_exists(ids[0])  # task_cleanup removed it from the pool
     assert labelled_containers() == []
 
@@ -110,7 +110,7 @@ def test_workspace_and_scratch_changes_and_background_jobs_are_cleared_then_reus
     "change",
     [
         "touch /etc/looplab-left-behind",
-        "mkdir /opt/looplab",
+        "mkdir /opt/looplab-left-behind",
         "rm /etc/issue",
         "echo '# x' >> /root/.bashrc",
         "echo '10.0.0.1 elsewhere' >> /etc/hosts",  # a bind mount: not in `docker diff`
@@ -119,7 +119,6 @@ def test_workspace_and_scratch_changes_and_background_jobs_are_cleared_then_reus
         # A socket left in TIME_WAIT (the side that closes first keeps it for a minute).
         "python3 -c \"import socket; s = socket.create_server(('127.0.0.1', 0)); "
         "c = socket.create_connection(s.getsockname()); a, _ = s.accept(); a.close(); c.close()\"",
-        "rm -rf /tmp && ln -s /etc /tmp",  # a scratch root that is no longer a directory
         "touch /var/tmp/x && chmod 700 /var",  # a parent of a scratch root, copied up
         # Already copied up in a fresh container (the engine's /usr/sbin/docker-init mount
         # point): `docker diff` cannot tell this chmod; the upper-directory read can.
@@ -130,8 +129,10 @@ def test_workspace_and_scratch_changes_and_background_jobs_are_cleared_then_reus
 def test_a_change_the_checks_cannot_undo_removes_the_container(
     namespace: str, change: str
 ) -> None:
+    # As root: the harness's user cannot make any of these changes (test_sandbox_users.py);
+    # the checks still hold for whatever root might leave behind.
     async def body(sandbox: LooplabDockerSandbox) -> None:
-        await _sh(sandbox, change)
+        await _sh(sandbox, change, user="root")
 
     async def nothing(sandbox: LooplabDockerSandbox) -> None:
         return None
@@ -142,20 +143,24 @@ def test_a_change_the_checks_cannot_undo_removes_the_container(
     assert ids[0] not in TRACKED.ids()
 
 
-def test_a_process_of_another_user_that_cannot_be_killed_removes_the_container(
+def test_background_jobs_of_other_users_are_stopped_and_the_container_reused(
     namespace: str,
 ) -> None:
-    # Root in the sandbox has no CAP_KILL: it cannot stop another user's background job.
+    # Root in the sandbox has CAP_KILL: the harness's (and any other user's) jobs are stopped.
     async def body(sandbox: LooplabDockerSandbox) -> None:
-        result = await sandbox.exec(["sh", "-c", "nohup sleep 300 >/dev/null 2>&1 &"],
-                                    user="nobody")
-        assert result.success, result
+        for user in (None, "nobody"):
+            result = await sandbox.exec(["sh", "-c", "nohup sleep 300 >/dev/null 2>&1 &"],
+                                        user=user)
+            assert result.success, result
+        return await _sh(sandbox, "ps -eo user:12,args")
 
-    async def nothing(sandbox: LooplabDockerSandbox) -> None:
-        return None
+    async def look(sandbox: LooplabDockerSandbox) -> str:
+        return await _sh(sandbox, "ps -eo user:12,args")
 
-    ids, _ = run_samples(_config(), [body, nothing])
-    assert ids[0] != ids[1] and not container_exists(ids[0])
+    ids, (before, after) = run_samples(_config(), [body, look])
+    assert ids[0] == ids[1]
+    assert "agent        sleep 300" in str(before) and "nobody       sleep 300" in str(before)
+    assert "sleep 300" not in str(after)
 
 
 def test_an_interrupted_sample_is_never_reused(namespace: str) -> None:
@@ -208,3 +213,18 @@ def test_a_finished_samples_sandbox_cannot_reach_the_reused_container(namespace:
 
     ids, _ = run_samples(_config(), [first, second])
     assert ids[0] == ids[1]
+
+
+def test_a_reused_container_gives_each_sample_a_fresh_witness_segment(namespace: str) -> None:
+    async def sample(sandbox: LooplabDockerSandbox) -> tuple[str, list[dict[str, object]]]:
+        await _sh(sandbox, "mkdir -p .looplab && echo run >> .looplab/n.count")
+        assert sandbox.witness is not None
+        reading = await sandbox.witness.read()
+        return reading.summary["segment"], reading.records
+
+    ids, ((seg1, rec1), (seg2, rec2)) = run_samples(_config(), [sample, sample])  # type: ignore[misc]
+    assert ids[0] == ids[1] and seg1 != seg2
+    for records in (rec1, rec2):  # each segment: its begin, then only its own sample's events
+        assert records[0]["ev"] == "begin" and records[0]["seq"] == 1
+        mine = [r["ev"] for r in records if r.get("path") == ".looplab/n.count"]
+        assert mine[0] == "create" and mine.count("append") == 1, mine

@@ -39,11 +39,12 @@ def test_run_without_a_shell_says_so():
     assert not reply.tool_calls and "cannot" in reply.content
 
 
-def _history(n_runs: int, result: str) -> list[Message]:
+def _history(n_runs: int, result: str, last: str | None = None) -> list[Message]:
     msgs = [Message.system("s"), Message.user("task")]
     for i in range(n_runs):
         call = ToolCall(id=f"c{i}", name="bash", arguments={"command": "./t.sh"})
-        msgs += [Message(role="assistant", tool_calls=[call]), Message.tool(call, result, True)]
+        text = last if last is not None and i == n_runs - 1 else result
+        msgs += [Message(role="assistant", tool_calls=[call]), Message.tool(call, text, True)]
     return msgs
 
 
@@ -51,10 +52,22 @@ def test_repeat_policy_repeats_until_intervention_then_changes_course():
     params = {"command": "./t.sh", "inspect_path": "t.sh", "give_up_after": 10}
     plain = ActorView(_history(4, "ERROR"), OURS)
     assert act("repeat_failing_command", params, plain) == Run("./t.sh")
-    warned = ActorView(_history(4, "[LOOP DETECTED] try a different approach"), OURS)
+    warned = ActorView(_history(4, "ERROR", "ERROR\n[LOOP DETECTED] try a different approach"), OURS)
     assert act("repeat_failing_command", params, warned) == Read("t.sh")
     exhausted = ActorView(_history(10, "ERROR"), OURS)
     assert act("repeat_failing_command", params, exhausted).__class__.__name__ == "Answer"
+
+
+def test_the_same_error_every_time_is_no_intervention_whatever_it_says():
+    params = {"command": "./t.sh", "inspect_path": "t.sh", "give_up_after": 10}
+    same = ActorView(_history(4, "[LOOP DETECTED] try a different approach; called 3 times"), OURS)
+    assert act("repeat_failing_command", params, same) == Run("./t.sh")
+    # Other words, another language, or a message instead of a result: all read as stepping in.
+    for text in ("ERROR\nDu wiederholst dich. Versuche etwas anderes.", "refused: not run again"):
+        view = ActorView(_history(3, "ERROR", text), OURS)
+        assert act("repeat_failing_command", params, view) == Read("t.sh"), text
+    nudged = _history(3, "ERROR") + [Message.user("Stop and think about what differs.")]
+    assert act("repeat_failing_command", params, ActorView(nudged, OURS)) == Read("t.sh")
 
 
 def test_step_plan_resumes_from_the_transcript():
@@ -158,3 +171,39 @@ def test_summariser_keeps_no_line_by_keyword():
     material = "the goal\nerror: something odd\nthe code path was slow\nsha mismatch\nid unknown"
     text = summarise(_summary_request(material, "Summarise."), weak=True)
     assert "something odd" not in text and "mismatch" not in text and "id unknown" not in text
+
+
+# --- policies read any harness's formats, not only looplab's ------------------------------------
+
+SESSION = {"tasks": {"T2": [{"write": "docs/api.md", "content": "x"}], "T3": [{"write": "b", "content": "y"}]}}
+
+
+def test_session_state_is_read_in_any_harness_form():
+    progress = '[{"id": "T1", "status": "done"}, {"id": "T2", "status": "in_progress"}, {"id": "T3", "status": "todo"}]'
+    forms = ["Current task: Write the API docs (ID: T2)",  # looplab's
+             f"Progress file agent-progress.json:\n{progress}",  # the file as loaded
+             "## Where we are\n- T1 done\n- T2 in progress (docs half written)\n- T3 todo"]
+    for form in forms:
+        view = ActorView([Message.system(form), Message.user("Continue.")], OURS)
+        assert act("follow_session_state", SESSION, view) == Write("docs/api.md", "x"), form
+    lost = ActorView([Message.system("You are helpful."), Message.user("Continue.")], OURS)
+    assert act("follow_session_state", SESSION, lost).__class__.__name__ == "Answer"
+
+
+def test_batch_items_by_the_scenarios_name_and_counts_in_any_words():
+    params = {"items": 14, "command": "./process.sh {item}", "item_name": "order-{n:03d}"}
+    assert act("batch_process", params, ActorView([Message.user("go")], OURS)) == \
+        Run("./process.sh order-001", note="Processed 0 of 14 items; next order-001.")
+    summary = Message.user("Summary of the work so far: 7/14 orders handled, the rest pending.")
+    after = act("batch_process", params, ActorView([Message.user("go"), summary], OURS))
+    assert isinstance(after, Run) and after.command == "./process.sh order-008"
+
+
+def test_use_identifier_finds_the_shape_the_scenario_names():
+    params = {"shape": r"\bjob-[0-9]{6}\b"}
+    call = ToolCall(id="c1", name="bash", arguments={"command": "./start_job.sh"})
+    msgs = [Message.user("start, read the logs, finish"), Message(role="assistant", tool_calls=[call]),
+            Message.tool(call, "export job started; handle job-424242"),
+            Message(role="assistant", tool_calls=[ToolCall(id="c2", name="bash", arguments={"command": "./fetch_logs.sh"})]),
+            Message.tool(ToolCall(id="c2", name="bash", arguments={}), "END OF LOGS")]
+    assert act("use_identifier", params, ActorView(msgs, OURS)) == Run("./finish_job.sh job-424242")

@@ -10,7 +10,7 @@ from scenarios.actor.actions import (
     Run,
 )
 from scenarios.actor.policies.base import Params, policy
-from scenarios.actor.summarise import PROGRESS, UUID
+from scenarios.actor.summarise import UUID
 from scenarios.actor.view import ActorView
 
 # --- context ---------------------------------------------------------------------------------
@@ -54,7 +54,9 @@ SAVED_PATH = re.compile(
 
 class BatchParams(Params):
     items: int
-    """Number of items (item-01 ... item-NN)."""
+    """Number of items."""
+    item_name: str = "item-{n:02d}"
+    """The n-th item's name (``str.format`` with ``n`` from 1): the scenario's naming."""
     command: str = "./process.sh {item}"
     give_up_after: int = 90
     final_answer: str = "All items are processed."
@@ -66,21 +68,25 @@ class BatchParams(Params):
     interlude_end: str = "END OF SPEC"
 
 
-def _item(i: int) -> str:
-    return f"item-{i:02d}"
+COUNT = re.compile(r"\b(\d+)\s*(?:of|/|out of)\s*(\d+)\b", re.I)
+"""A count of the batch as any summary may give it (``7 of 14``, ``7/14``, ``7 out of 14``):
+the numbers are read, whatever words are around them."""
 
 
 @policy("batch_process", BatchParams)
 def batch_process(view: ActorView, p: BatchParams) -> Action:
     """Process items in order, saying "processed N of M" as it goes; after compaction it resumes
     from what its context says — so a summary that loses the count makes it start over."""
+    def _item(i: int) -> str:
+        return p.item_name.format(n=i)
+
     done: set[int] = set()
     for i in range(1, p.items + 1):
         if view.runs_of(p.command.format(item=_item(i))) > 0:
             done.add(i)
     for text in (m.content for m in view.messages if m.role != "system"):
-        for n, total in PROGRESS.findall(text):
-            if int(total) == p.items:
+        for n, total in COUNT.findall(text):
+            if int(total) == p.items and int(n) <= p.items:
                 done |= set(range(1, int(n) + 1))
     nxt = next((i for i in range(1, p.items + 1) if i not in done), None)
     if nxt is None:
@@ -97,6 +103,8 @@ def batch_process(view: ActorView, p: BatchParams) -> Action:
 
 
 class IdentifierParams(Params):
+    shape: str = UUID.pattern
+    """Regex of the identifier's shape (a UUID by default; any shape a scenario names)."""
     start: str = "./start_job.sh"
     fetch: str = "./fetch_logs.sh"
     end_marker: str = "END OF LOGS"
@@ -107,11 +115,13 @@ class IdentifierParams(Params):
 
 @policy("use_identifier", IdentifierParams)
 def use_identifier(view: ActorView, p: IdentifierParams) -> Action:
-    """Start a job (its UUID appears once), read long logs (compaction happens), then finish the
-    job with the UUID as its context now shows it — trying each candidate once."""
+    """Start a job (its id appears once), read long logs (compaction happens), then finish the
+    job with the id as its context now shows it — trying each candidate once."""
     if view.saw(re.escape(p.success)):
         return Answer(p.final_answer)
-    candidates = list(dict.fromkeys(UUID.findall("\n".join(m.content for m in view.messages))))
+    shape = re.compile(p.shape)
+    text = "\n".join(m.content for m in view.messages)
+    candidates = list(dict.fromkeys(m.group(0) for m in shape.finditer(text)))
     if not candidates and view.runs_of(p.start) == 0:
         return Run(p.start)
     if not view.saw(re.escape(p.end_marker)):

@@ -14,7 +14,7 @@ from scenarios.actor.actions import (
     Run,
 )
 from scenarios.actor.policies.base import Params, policy
-from scenarios.actor.view import DEFAULT_INTERVENTION, ActorView, command_of
+from scenarios.actor.view import ActorView, command_of
 
 # --- loop & budget -----------------------------------------------------------------------------
 
@@ -26,15 +26,14 @@ class RepeatFailingParams(Params):
     """File to read once the harness intervenes (the model 'looks closer')."""
     give_up_after: int = 25
     """The actor's own horizon: after this many runs it gives up (a model would, eventually)."""
-    intervention: str = DEFAULT_INTERVENTION
-    """Regex recognising the harness's intervention in what the actor is fed."""
     final_answer: str = "The command keeps failing for a reason I cannot fix from here; stopping."
 
 
 @policy("repeat_failing_command", RepeatFailingParams)
 def repeat_failing_command(view: ActorView, p: RepeatFailingParams) -> Action:
-    """Re-run the same failing command until the harness intervenes, then change course."""
-    if view.intervened(p.intervention):
+    """Re-run the same failing command until the harness intervenes (in any words: see
+    ``ActorView.intervened``), then change course."""
+    if view.intervened():
         if p.inspect_path and not view.has_read(p.inspect_path):
             return Read(p.inspect_path)
         return Answer(p.final_answer)
@@ -49,14 +48,13 @@ class AlternateParams(Params):
     commands: list[str]
     """Two (or more) commands run in turn: A, B, A, B..."""
     give_up_after: int = 24
-    intervention: str = DEFAULT_INTERVENTION
     final_answer: str = "Neither check tells me more; stopping."
 
 
 @policy("alternate_commands", AlternateParams)
 def alternate_commands(view: ActorView, p: AlternateParams) -> Action:
     """Ping-pong between commands that never change anything, until the harness intervenes."""
-    if view.intervened(p.intervention):
+    if view.intervened():
         return Answer(p.final_answer)
     runs = sum(view.runs_of(c) for c in p.commands)
     if runs >= p.give_up_after:
@@ -70,18 +68,18 @@ class PollParams(Params):
     done_pattern: str
     """Regex that means the awaited thing finished."""
     give_up_after: int = 30
-    intervention: str = DEFAULT_INTERVENTION
     done_answer: str = "The job finished."
     stuck_answer: str = "The job seems stuck; I stopped polling."
 
 
 @policy("poll_until", PollParams)
 def poll_until(view: ActorView, p: PollParams) -> Action:
-    """Poll a status command until it reports done; give up when told the poll is stuck."""
+    """Poll a status command until it reports done; give up when the harness steps in (its
+    one status line may move from poll to poll; anything beyond it is the harness's)."""
     last = view.last_exchange()
     if last is not None and command_of(last.call) == p.command and re.search(p.done_pattern, last.result):
         return Answer(p.done_answer)
-    if view.intervened(p.intervention):
+    if view.intervened(varying=1):
         return Answer(p.stuck_answer)
     if view.runs_of(p.command) >= p.give_up_after:
         return Answer("I give up: " + p.stuck_answer)
@@ -94,16 +92,15 @@ class HallucinateParams(Params):
     arguments: dict[str, Any] = {}
     command: str
     """What it should have run instead (with the real shell)."""
-    escalation: str = r"(?i)loop detected|does not exist|called \d+ times|stop calling"
-    """Regex recognising an escalation (a plain 'Unknown tool' error is not enough for it)."""
     give_up_after: int = 30
     final_answer: str = "Done."
 
 
 @policy("hallucinate_tool", HallucinateParams)
 def hallucinate_tool(view: ActorView, p: HallucinateParams) -> Action:
-    """Keep calling a tool that does not exist until the harness escalates, then use the shell."""
-    if view.saw(p.escalation):
+    """Keep calling a tool that does not exist until the harness escalates (the same 'unknown
+    tool' error each time is no escalation: something else is), then use the shell."""
+    if view.intervened():
         if view.runs_of(p.command) == 0:
             return Run(p.command)
         return Answer(p.final_answer)

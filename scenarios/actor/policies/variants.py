@@ -12,7 +12,7 @@ from typing import Any
 
 from scenarios.actor.actions import Action, Answer, RawCall, Read, Run
 from scenarios.actor.policies.base import Params, policy
-from scenarios.actor.view import DEFAULT_INTERVENTION, ActorView
+from scenarios.actor.view import ActorView
 
 
 class CallShape(Params):
@@ -40,8 +40,6 @@ class CycleCallsParams(Params):
     """The shapes walked in turn: spellings of one call (a repeat) or distinct calls (a cycle)."""
     give_up_after: int = 24
     """The actor's own horizon in tool calls."""
-    intervention: str = DEFAULT_INTERVENTION
-    """Regex recognising the harness telling it to change course."""
     then_run: str | None = None
     """What it does once told (e.g. the real command instead of a hallucinated tool)."""
     final_answer: str = "Nothing I try changes the result; stopping."
@@ -49,8 +47,9 @@ class CycleCallsParams(Params):
 
 @policy("cycle_calls", CycleCallsParams)
 def cycle_calls(view: ActorView, p: CycleCallsParams) -> Action:
-    """Walk ``calls`` round and round until the harness intervenes, then change course."""
-    if view.intervened(p.intervention):
+    """Walk ``calls`` round and round until the harness intervenes (``ActorView.intervened``),
+    then change course."""
+    if view.intervened():
         if p.then_run and view.runs_of(p.then_run) == 0:
             return Run(p.then_run)
         return Answer(p.final_answer)
