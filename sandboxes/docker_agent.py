@@ -40,6 +40,23 @@ _READY_TIMEOUT_S = 30
 _INLINE_MAX = 16 * 1024
 
 
+def attach_exec(api: Any, container_id: str, argv: list[str],
+                user: str | None = None) -> tuple[Any, Any]:
+    """Start ``argv`` in the container with stdin and stdout attached (blocking); → (the SDK's
+    socket wrapper, the raw socket). Replies may be minutes apart: the socket has no timeout."""
+    kwargs = {"user": user} if user else {}
+    exec_id = api.exec_create(container_id, argv, stdin=True, workdir="/", **kwargs)["Id"]
+    wrapped = api.exec_start(exec_id, socket=True)
+    sock = getattr(wrapped, "_sock", wrapped)
+    sock.settimeout(None)
+    return wrapped, sock
+
+
+def boot_line(source: Path) -> bytes:
+    """The first line ``AGENT_ARGV``'s interpreter reads: a stdlib program's source."""
+    return json.dumps(source.read_text(encoding="utf-8")).encode("utf-8") + b"\n"
+
+
 class ChannelClosedError(ConnectionError):
     """The agent's stream ended (agent killed, container stopped or removed) before a reply."""
 
@@ -74,12 +91,8 @@ class AgentChannel:
     def start(cls, api: Any, container_id: str) -> AgentChannel:
         """Start the agent (blocking); raise AgentUnavailableError if it does not come up."""
         channel = cls(api, container_id)
-        exec_id = api.exec_create(container_id, AGENT_ARGV, stdin=True, workdir="/")["Id"]
-        channel._wrapped = api.exec_start(exec_id, socket=True)
-        channel._sock = getattr(channel._wrapped, "_sock", channel._wrapped)
-        channel._sock.settimeout(None)  # replies may be minutes apart; requests have deadlines
-        source = AGENT_SOURCE.read_text(encoding="utf-8")
-        channel._queue(json.dumps(source).encode("utf-8") + b"\n")
+        channel._wrapped, channel._sock = attach_exec(api, container_id, AGENT_ARGV)
+        channel._queue(boot_line(AGENT_SOURCE))
         for target, name in ((channel._read_loop, "reader"), (channel._write_loop, "writer")):
             threading.Thread(target=target, name=f"looplab-agent-{name}", daemon=True).start()
         try:

@@ -65,6 +65,7 @@ from .docker_files import (
 )
 from .docker_io import ExecRequest, b64
 from .docker_pool import POOLS, Prepared, discard, give_back_if_fresh, prepare
+from .model_relay import ModelRelay
 
 logger = logging.getLogger(__name__)
 
@@ -136,6 +137,11 @@ class LooplabDockerSandbox(SandboxEnvironment):
         await asyncio.to_thread(reap_orphans_once)
         TASK_SCOPE.set(uuid.uuid4().hex)
         POOLS.acquire(resolved)
+        # Containers for the first samples are made while inspect sets up the eval, not when
+        # the first sample asks (as many as samples are expected, at most `warm`).
+        pool = POOLS.pool_for(resolved, task_name)
+        if pool is not None:
+            pool.prewarm()
 
     @override
     @classmethod
@@ -177,6 +183,8 @@ class LooplabDockerSandbox(SandboxEnvironment):
                 environment.released = True
                 if not await environment._recycled(task_name, interrupted):
                     environment.agent.close()
+                    if environment.model_relay is not None:
+                        environment.model_relay.close()
                     await asyncio.to_thread(remove_container, environment.container_id)
 
     @override
@@ -341,6 +349,12 @@ class LooplabDockerSandbox(SandboxEnvironment):
             command=f"docker exec -it {user_arg}{self.name} bash -l",
             container=self.name,
         )
+
+    @property
+    def model_relay(self) -> ModelRelay | None:
+        """The container's model relay (`DockerSandboxConfig.model_relay`): harness specs reach
+        the eval's model through it. None when the config asks for none."""
+        return self.prepared.relay if self.prepared is not None else None
 
     # --- helpers ----------------------------------------------------------------------------
 
