@@ -51,11 +51,13 @@ def _pinned_scenario() -> str | None:
     return None
 
 
-def sandbox_spec(name: str) -> SandboxEnvironmentSpec | str:
+def sandbox_spec(name: str, samples: int = 0) -> SandboxEnvironmentSpec | str:
+    """The sandbox ``name``; ``samples``: how many samples will use it (sizes Docker's warm
+    pool, 0 unknown)."""
     if name == "docker":
         from sandboxes.docker_provider import DockerSandboxConfig
 
-        return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig())
+        return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig(expected_samples=samples))
     if name == "local":
         warnings.warn(
             "sandbox=local runs scenario commands directly on this machine (scenarios aim only at "
@@ -147,7 +149,8 @@ def looplab_suite(
         setup=setup_workspace(),
         solver=agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy),
         scorer=checklist(items),
-        sandbox=spec_sandbox(config, sandbox) if is_spec(config) else sandbox_spec(sandbox),
+        sandbox=(spec_sandbox(config, sandbox, len(samples)) if is_spec(config)
+                 else sandbox_spec(sandbox, len(samples))),
         name=task_name(config, overrides),
         display_name=label,
         tags=["looplab", config, *(["ablation"] if overrides else [])],
