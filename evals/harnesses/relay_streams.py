@@ -64,10 +64,9 @@ def _chat_chunks(completion: dict[str, Any], request: dict[str, Any]) -> Iterato
             head = {"index": n, "id": call.get("id"), "type": call.get("type"),
                     "function": {"name": function.get("name", "")}}
             yield chunk(index, {"tool_calls": [head]})
+            # the id and type come once, as OpenAI sends them: clients join what repeats
             for piece in _pieces(function.get("arguments") or "", _ARGS_PIECE):
-                yield chunk(index, {"tool_calls": [{"index": n, "id": call.get("id"),
-                                                    "type": call.get("type"),
-                                                    "function": {"arguments": piece}}]})
+                yield chunk(index, {"tool_calls": [{"index": n, "function": {"arguments": piece}}]})
         yield chunk(index, {}, choice.get("finish_reason"))
     if (request.get("stream_options") or {}).get("include_usage") and completion.get("usage"):
         yield _data({**base, "choices": [], "usage": completion["usage"]})
