@@ -74,6 +74,7 @@ class _Internals:
                 f"looplab's model relay calls inspect's sandbox bridge handlers, which inspect-ai "
                 f"{version('inspect-ai')} does not have ({err}); install inspect-ai{TESTED_INSPECT}"
             ) from err
+        _cache_installed_versions()
         self.untracked = untracked_sandbox_execs
         self.payload = provider_error_payload
         self.bridge_class = SandboxAgentBridge
@@ -83,6 +84,22 @@ class _Internals:
                           "responses": lambda b: generate_responses(None, None, b),
                           "anthropic": lambda b: generate_anthropic(None, None, b),
                           "google": lambda b: generate_google(None, None, b)}
+
+
+def _cache_installed_versions() -> None:
+    """inspect's OpenAI handlers check the installed openai version on every request, reading
+    and parsing the package's metadata file each time (about 5 ms on this machine, twice a
+    call). An installed version does not change while a process runs: remember it. Without the
+    helper (another inspect layout) nothing changes but the speed."""
+    import functools
+
+    try:
+        from inspect_ai._util import version as versions
+    except ImportError:
+        return
+    found = getattr(versions, "_installed_version", None)
+    if callable(found) and not hasattr(found, "cache_info"):
+        versions._installed_version = functools.cache(found)  # type: ignore[attr-defined]
 
 
 _internals: _Internals | None = None
