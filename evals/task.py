@@ -121,6 +121,7 @@ def looplab_suite(
     fallbacks: str = "",
     overrides: str = "",
     proxy: str = "",
+    suite: str = "all",
 ) -> Task:
     """Run scenarios against one configuration.
 
@@ -135,9 +136,11 @@ def looplab_suite(
         overrides: ``key=value`` changes to the preset, e.g. ``loop_detection.enabled=false``.
         proxy: upstream server URL (e.g. ``http://127.0.0.1:8000``): each sample's model calls
             go through its own fault proxy with the scenario's ``real_model`` faults.
+        suite: ``library`` (the scenario files with their corpus expansions), ``families``
+            (the generated variants) or ``all`` (default).
     """
     ids = scenarios or _pinned_scenario() or ""
-    chosen = select(ids or None, family or None)
+    chosen = select(ids or None, family or None, suite)
     label = config_label(config, overrides)
     samples = [sample_for(s) for s in chosen]
     for sample in samples:  # samples_df then carries the configuration on every row
