@@ -180,13 +180,17 @@ class ModelRelay:
     def _request(self, message: dict[str, Any]) -> None:
         with self._lock:
             handler = self._handler
-        if handler is None:
-            body = {"error": {"message": "no sample is being served by this sandbox",
-                              "type": "unavailable", "code": 503}}
-            self.answer({"id": message["id"], "status": 503, "body": json.dumps(body),
-                         "headers": [["Content-Type", "application/json"]]})
-            return
-        handler(message)
+        try:
+            if handler is not None:
+                handler(message)
+                return
+        except Exception as err:  # a sample ending as the request came: refuse it, keep serving
+            logger.info("model relay of %s: a request was not handed over: %s",
+                        self.container_id[:12], err)
+        body = {"error": {"message": "no sample is being served by this sandbox",
+                          "type": "unavailable", "code": 503}}
+        self.answer({"id": message["id"], "status": 503, "body": json.dumps(body),
+                     "headers": [["Content-Type", "application/json"]]})
 
     def _ended(self, reason: str) -> None:
         with self._lock:

@@ -253,6 +253,8 @@ async def answer_for(generate: dict[str, Callable[..., Awaitable[Any]]],
         request = json.loads(_body(message) or "{}")
     except ValueError as err:
         return _error(api, 400, f"the request body is not JSON: {err}", False), None
+    if not isinstance(request, dict):
+        return _error(api, 400, "the request body is not a JSON object", False), None
     headers = {str(k).lower(): str(v) for k, v in message.get("headers", [])}
     stream = bool(request.get("stream"))
     if api == "completions":
