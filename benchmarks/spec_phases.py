@@ -51,6 +51,8 @@ class Run:
     """Seconds the eval took to answer each request (eval runs only)."""
     answers: list[dict[str, Any]] = field(default_factory=list)
     note: str = ""
+    cpu: float | None = None
+    """Floor runs: CPU seconds the container used (the harness's own work, nearly all of it)."""
 
     def total(self) -> float:
         return sum(self.phases.values())
@@ -62,8 +64,9 @@ class Run:
 
 # --- the eval ------------------------------------------------------------------------------------
 
-def eval_runs(spec_id: str, scenarios: list[str], log_dir: Path) -> tuple[dict[str, Run], float]:
-    """Run the scenarios in one task, one sample at a time; → runs by scenario, eval wall time."""
+def eval_runs(spec_id: str, scenarios: list[str], log_dir: Path) -> tuple[dict[str, Run], float, float]:
+    """Run the scenarios in one task, one sample at a time; → runs by scenario, the eval's wall
+    time and the CPU seconds the eval process used (set-up and finish included)."""
     from inspect_ai import eval as inspect_eval
 
     from evals.harnesses import model_relay
@@ -73,17 +76,17 @@ def eval_runs(spec_id: str, scenarios: list[str], log_dir: Path) -> tuple[dict[s
     model_relay.ANSWER_TAP = lambda arrived, request, answer: answers.append((arrived, answer))
     try:
         task = looplab_suite(config=spec_id, scenarios=",".join(scenarios), sandbox="docker")
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), time.process_time()
         [log] = inspect_eval(task, model="scripted/suite", display="none", log_dir=str(log_dir),
                              max_samples=1, max_sandboxes=1, log_realtime=False,
                              score_display=False)
-        wall = time.monotonic() - t0
+        wall, cpu = time.monotonic() - t0, time.process_time() - cpu0
     finally:
         model_relay.ANSWER_TAP = None
     runs: dict[str, Run] = {}
     for sample in log.samples or []:
         runs[str(sample.id)] = _eval_run(sample, answers)
-    return runs, wall
+    return runs, wall, cpu
 
 
 def _eval_run(sample: Any, answers: list[tuple[float, dict[str, Any]]]) -> Run:
@@ -103,7 +106,8 @@ def _eval_run(sample: Any, answers: list[tuple[float, dict[str, Any]]]) -> Run:
               "exit": timing["exited"] - last, "after": end - timing["exited"]}
     # this sample's answers: those given between its launch and its harness's exit
     mine = [a for t, a in answers if timing["launched"] <= t <= timing["exited"]]
-    return Run(phases, [r[0] for r in requests], mine, [r[1] - r[0] for r in requests])
+    return Run(phases, [r[0] for r in requests], answers=mine,
+               serves=[r[1] - r[0] for r in requests])
 
 
 # --- the floor -----------------------------------------------------------------------------------
@@ -148,6 +152,7 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
         api.exec_start(exec_id)
         exited = time.time()
         code = api.exec_inspect(exec_id).get("ExitCode")
+        usage = api.stats(container_id, stream=False)["cpu_stats"]["cpu_usage"]["total_usage"]
         raw = read_via_archive(container_id, f"{FLOOR_DIR}/answers.json.times")
         arrivals = [float(x) for x in raw.decode().split()]
     finally:
@@ -158,7 +163,7 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
     last = arrivals[-1] if arrivals else exited
     phases = {"container": started - t0, "start": first - launched, "calls": last - first,
               "exit": exited - last}
-    return Run(phases, arrivals, note="" if code == 0 else f"exit {code}")
+    return Run(phases, arrivals, note="" if code == 0 else f"exit {code}", cpu=usage / 1e9)
 
 
 def _wait_for(sock: Any, marker: bytes, timeout_s: float = 60) -> None:
@@ -242,7 +247,7 @@ def report_spec(spec_id: str, evals: list[dict[str, Run]], floors: dict[str, lis
         serve = _ms(statistics.median(ev.serves[1:])) if len(ev.serves) > 1 else "-"
         rows.append(f"{spec_id:20} {scenario:29} {len(ev.arrivals):3} | {cells} | {ev.total():6.2f} "
                     f"| {fcells} | {fl.total():6.2f} | {ratio:5.2f}x | {_ms(et):>5} {_ms(ft):>5} "
-                    f"{over:>5} | {_ms(ev.serves[0]):>5} {serve:>5}"
+                    f"{over:>5} | {_ms(ev.serves[0]):>5} {serve:>5} | {fl.cpu or 0:5.1f}"
                     f"{('  ' + fl.note) if fl.note else ''}")
     return rows
 
@@ -251,9 +256,11 @@ def header() -> list[str]:
     e = " ".join(f"{p:>6}" for p in EVAL_PHASES)
     f = " ".join(f"{p[:6]:>6}" for p in FLOOR_PHASES)
     return [f"{'spec':20} {'scenario':29} {'req':>3} | {e} | {'sample':>6} | {f} | {'floor':>6} "
-            f"| {'ratio':>6} | {'turn':>5} {'floor':>5} {'over':>5} | {'serve':>5} {'then':>5}",
+            f"| {'ratio':>6} | {'turn':>5} {'floor':>5} {'over':>5} | {'serve':>5} {'then':>5} "
+            f"| {'cpu':>5}",
             "(seconds; turn, floor turn, over and serve in ms; ratio = sample / floor; serve: the "
-            "eval's time to answer the first request, then the median of the others)"]
+            "eval's time to answer the first request, then the median of the others; cpu: CPU "
+            "seconds of the floor's container, the harness's own work)"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,16 +289,19 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         logs = Path(args.log_dir or tmp)
         for spec_id in specs:
-            evals, floors, walls = [], {s: [] for s in scenarios}, []
+            evals, floors, costs = [], {s: [] for s in scenarios}, []
             for i in range(args.repeat):
-                runs, wall = eval_runs(spec_id, scenarios, logs / f"{spec_id}-{i}")
+                runs, wall, cpu = eval_runs(spec_id, scenarios, logs / f"{spec_id}-{i}")
                 evals.append(runs)
-                walls.append(wall)
+                costs.append((wall, cpu))
                 for scenario, run in runs.items():
                     if run.answers:
                         floors[scenario].append(floor_run(spec_id, scenario, run.answers))
             for row in report_spec(spec_id, evals, floors, args.two_call, args.turns):
                 print(row, flush=True)
+            wall, cpu = sorted(costs)[len(costs) // 2]
+            print(f"{spec_id:20} the eval of both samples: {wall:.1f} s wall, {cpu:.1f} s CPU in "
+                  "the eval process (set-up and finish included)", flush=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
     return 0
 
