@@ -90,8 +90,11 @@ def eval_runs(spec_id: str, scenarios: list[str], log_dir: Path) -> tuple[dict[s
 
 
 def _eval_run(sample: Any, answers: list[tuple[float, dict[str, Any]]]) -> Run:
-    timing = sample.store.get("looplab:harness:timing")
-    if sample.error is not None or not timing:
+    from evals.state import HarnessRun, in_log
+
+    run = in_log(HarnessRun, sample)
+    timing = {"launched": run.launched, "exited": run.exited, "requests": run.requests}
+    if sample.error is not None or run.launched is None or run.exited is None:
         why = sample.error.message.splitlines()[0][:120] if sample.error else "no harness timing"
         return Run({}, note=f"not measured: {why}")
     events = sample.events

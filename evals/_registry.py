@@ -2,17 +2,18 @@
 and sandbox providers so the ``inspect`` CLI finds ``scripted/...``, ``scripted-bench/...`` and
 ``looplab-docker``."""
 
+from inspect_ai._eval.registry import task_register  # no public API names a task this way
 from inspect_ai.model import modelapi
+
+import evals.bench.provider  # noqa: F401  (registers ``scripted-bench/...``)
+from evals.scripted_provider import ScriptedModelAPI
+from evals.task import looplab_suite
 
 
 @modelapi(name="scripted")
 def scripted() -> type:
-    from evals.scripted_provider import ScriptedModelAPI
-
     return ScriptedModelAPI
 
-
-import evals.bench.provider  # noqa: E402,F401  (registers ``scripted-bench/...``)
 
 try:  # the sandbox provider needs the docker SDK only; keep model registration independent
     import sandboxes.docker_provider  # noqa: F401
@@ -25,10 +26,6 @@ except ImportError as e:  # pragma: no cover - reported when the sandbox is actu
 def _register_suite() -> None:
     """``inspect eval looplab/suite -T config=naive``: the suite as a task of the installed
     package (inspect looks up ``looplab/<name>`` after loading this entry point)."""
-    from inspect_ai._eval.registry import task_register  # no public API names a task this way
-
-    from evals.task import looplab_suite
-
     def suite(config: str = "looplab", scenarios: str = "", family: str = "",
               sandbox: str = "docker", fallbacks: str = "", overrides: str = "",
               proxy: str = ""):  # type: ignore[no-untyped-def]

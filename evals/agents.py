@@ -1,8 +1,8 @@
 """Solvers: workspace set-up from the scenario, and the agents under test.
 
 ``looplab_agent`` runs our reference harness with a preset; peers (inspect's ``react()``) run the
-same scenarios through the same actor and scorers. Every agent leaves the same evidence in the
-sample store: its exit status and counters.
+same scenarios through the same actor and scorers. Every agent leaves the same evidence: its
+exit status and counters (``evals.state.RunRecord``).
 """
 
 from __future__ import annotations
@@ -15,22 +15,19 @@ from inspect_ai.log import transcript
 from inspect_ai.model import Model as ServedModel
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import sandbox, store
+from inspect_ai.util import sandbox, store_as
 
 from evals.adapter import InspectModel, SandboxWorkspace
 from evals.convert import to_inspect
-from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, real_chain, sample_proxy
-from evals.scripted_provider import SCENARIO_KEY
+from evals.library import get_scenario
+from evals.realmodel.sample_proxy import proxied_model, real_chain, sample_proxy
+from evals.state import ActorState, ProxyLog, RunRecord
 from harness import Agent, HarnessConfig, Model
 from harness.events import RunEvent
 from harness.loop import RunResult
 from harness.presets import deep_merge
 from harness.sessions.session import Session
-from scenarios.loader import get_scenario
 from scenarios.schema import Scenario
-
-EXIT_KEY = "looplab:exit_status"
-RUN_KEY = "looplab:run"
 
 
 @solver
@@ -39,7 +36,7 @@ def setup_workspace() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = get_scenario(str(state.metadata["scenario_id"]))
-        store().set(SCENARIO_KEY, scenario.id)
+        store_as(ActorState).scenario_id = scenario.id
         await populate(await SandboxWorkspace.open(sandbox()), scenario.files, scenario.setup,
                        f"scenario {scenario.id}", timeout=120)
         return state
@@ -94,7 +91,7 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
                 return await run(state, [InspectModel(proxied_model(n, fp.port)) for n in names],
                                  real)
             finally:
-                store().set(PROXY_KEY, list(fp.entries))
+                store_as(ProxyLog).entries = list(fp.entries)
 
     async def run(state: TaskState, models: list[Model],
                   real_conditions: dict[str, Any] | None = None) -> TaskState:
@@ -113,8 +110,9 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
                                          on_event, driver)
         state.messages = [to_inspect(m) for m in result.messages]
         state.output = ModelOutput.from_content(str(get_model()), result.message[:4000])
-        store().set(EXIT_KEY, result.status.value)
-        store().set(RUN_KEY, {
+        record = store_as(RunRecord)
+        record.exit_status = result.status.value
+        record.run = {
             "turns": result.turns, "tool_calls": result.tool_calls,
             "model_calls": result.model_calls, "message": result.message[:500],
             "interventions": [e.type for e in result.events
@@ -123,7 +121,7 @@ def looplab_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
             # Where the transcript was persisted in the workspace, for the judges that read it.
             **({"transcript_dir": run_config.transcript.dir}
                if run_config.transcript.enabled and not run_config.transcript.host_dir else {}),
-        })
+        }
         return state
 
     return solve

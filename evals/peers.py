@@ -11,10 +11,10 @@ from inspect_ai.agent import Agent, react
 from inspect_ai.agent import run as run_agent
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, text_editor
-from inspect_ai.util import message_limit, store
+from inspect_ai.util import message_limit, store_as
 
 from evals.adapter import classify_error
-from evals.agents import EXIT_KEY, RUN_KEY
+from evals.state import RunRecord
 
 PEER_MESSAGE_LIMIT = 200
 """Peers get a message cap comparable to our presets' turn caps (two messages per turn)."""
@@ -51,10 +51,11 @@ def peer_agent(name: str) -> Solver:
             err = classify_error(e, "peer")
             status = "context_overflow" if err.kind == "context_overflow" else "provider_error"
             message = f"{err.kind}: {err.message[:300]}"
-        store().set(EXIT_KEY, status)
+        record = store_as(RunRecord)
+        record.exit_status = status
         calls = sum(len(getattr(m, "tool_calls", None) or []) for m in state.messages)
-        store().set(RUN_KEY, {"tool_calls": calls, "message": message[:500],
-                              "turns": sum(1 for m in state.messages if m.role == "assistant")})
+        record.run = {"tool_calls": calls, "message": message[:500],
+                      "turns": sum(1 for m in state.messages if m.role == "assistant")}
         return state
 
     return solve

@@ -10,7 +10,10 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalSample
+
+from evals.task import looplab_suite
 
 WIDTH = 100
 CUT = 600
@@ -94,10 +97,6 @@ def repro(scenario: str, config: str, *, sandbox: str, model: str, log_dir: str,
           overrides: str = "") -> int:
     """Run one scenario on ``config`` (with ``overrides``, e.g. a control switched off) and
     print its transcript; exit 0 when every probe passed, 3 when one failed."""
-    from inspect_ai import eval as inspect_eval
-
-    from evals.task import looplab_suite
-
     task = looplab_suite(config=config, scenarios=scenario, sandbox=sandbox, overrides=overrides)
     [log] = inspect_eval(task, model=model, log_dir=log_dir, display="none")
     if log.status != "success" or not log.samples:

@@ -20,15 +20,14 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer
 from inspect_ai.solver import TaskState
-from inspect_ai.util import sandbox, store
+from inspect_ai.util import sandbox, store_as
 
 from evals.adapter import SandboxWorkspace
-from evals.agents import EXIT_KEY, RUN_KEY
 from evals.judges import Evidence
 from evals.judges.base import Verdict, make_judge
-from evals.realmodel.sample_proxy import PROXY_KEY
-from evals.scripted_provider import OBSERVATIONS_KEY
-from scenarios.loader import get_scenario
+from evals.library import get_scenario
+from evals.state import ActorObservations, ProxyLog, RunRecord
+from scenarios.schema import Scenario
 
 LIVENESS_TIMEOUT_S = 30
 MARK = {"pass": "PASS", "fail": "FAIL", "not_applicable": "N/A", "error": "ERROR"}
@@ -55,29 +54,28 @@ def _judged(value: Any) -> bool:
     return isinstance(value, int | float) and not math.isnan(float(value))
 
 
-async def gather_evidence(state: TaskState) -> Evidence:
+async def gather_evidence(state: TaskState, scenario: Scenario) -> Evidence:
     texts = [m.text for m in state.messages]
+    record, proxy_log = store_as(RunRecord), store_as(ProxyLog).entries
     return Evidence(
-        scenario_id=str(state.metadata["scenario_id"]),
+        scenario=scenario,
         workspace=await SandboxWorkspace.open(sandbox()),
-        observations=list(store().get(OBSERVATIONS_KEY, [])),
-        exit_status=store().get(EXIT_KEY),
+        observations=store_as(ActorObservations).observations,
+        exit_status=record.exit_status,
         final_answer=state.output.completion if state.output else "",
         transcript_text="\n".join(texts),
-        run={**store().get(RUN_KEY, {}),
-             **({"proxy_log": store().get(PROXY_KEY)} if store().get(PROXY_KEY) is not None else {})},
+        run={**record.run, **({"proxy_log": proxy_log} if proxy_log is not None else {})},
     )
 
 
 async def infrastructure_failure() -> str | None:
     """Why this sample cannot be judged, or None. Checked before any judge reads anything."""
-    exit_status = store().get(EXIT_KEY)
-    if exit_status is None:
+    record = store_as(RunRecord)
+    if record.exit_status is None:
         return ("the harness recorded no ending: it never started, or the sample was stopped "
                 "before it could")
-    if exit_status == "error":
-        run: dict[str, Any] = store().get(RUN_KEY) or {}
-        message = str(run.get("message") or "(no message)")
+    if record.exit_status == "error":
+        message = str(record.run.get("message") or "(no message)")
         return f"the run ended on an exception in our code: {message[:300]}"
     try:  # a container removed mid-run (cleanup, interrupt, engine restart) ends here
         res = await sandbox().exec(["true"], timeout=LIVENESS_TIMEOUT_S)
@@ -105,7 +103,7 @@ def checklist(items: Sequence[str] = ()) -> Scorer:
         reason = await infrastructure_failure()
         if reason is not None:
             raise InfrastructureError(f"{scenario.id}: not judged: {reason}")
-        evidence = await gather_evidence(state)
+        evidence = await gather_evidence(state, scenario)
         probes = dict(scenario.probes)
         if "proxy_log" in evidence.run and scenario.real_model:
             probes.update(scenario.real_model.probes)  # judged from what the fault proxy saw

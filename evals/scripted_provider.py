@@ -1,11 +1,11 @@
 """The ``scripted`` inspect model provider: the scenario's actor plays the model.
 
 ``scripted/<scenario-id>`` plays that scenario; ``scripted/suite`` plays whichever scenario the
-current sample runs (the setup solver records it in the sample store); any other name
+current sample runs (the setup solver records it: ``evals.state.ActorState``); any other name
 (``scripted/backup``) is a fallback *role* of the current scenario, whose faults are scheduled
 separately. The provider enforces the scenario's context window, raises scheduled provider
 faults, sets token usage on every output (inspect would otherwise download a tokenizer), and
-records what it observed in the sample store for the judges.
+records what it observed for the judges (``evals.state.ActorObservations``).
 
 Faults (and an input over the context window) are raised as the OpenAI SDK raises a provider's
 answer: HTTP status, headers and error body in the scenario's provider ``dialect``
@@ -33,22 +33,21 @@ from inspect_ai.model import (
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_ai.util import store
+from inspect_ai.util import store_as
 
 from evals.convert import from_inspect, to_inspect, tool_spec
+from evals.library import load_library
+from evals.state import ActorObservations, ActorState, HarnessRun
 from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from harness.model import ToolSpec
 from scenarios.actor import ActorView, act, to_reply
 from scenarios.actor.actions import Parallel
-from scenarios.actor.dialects import DIALECT_KEY, Style, normalise, read_style, shell_line
+from scenarios.actor.dialects import Style, normalise, read_style, shell_line
 from scenarios.actor.dialects import reply as dialect_reply
 from scenarios.actor.summarise import is_summary_request, summarise
-from scenarios.loader import load_library
 from scenarios.schema import FaultRule, Scenario
 
-SCENARIO_KEY = "looplab:scenario"
-OBSERVATIONS_KEY = "looplab:actor"
 
 class ScriptedFault(openai.APIStatusError):
     """A provider fault as an OpenAI-SDK client raises it: status, headers and the body in the
@@ -115,7 +114,7 @@ class ScriptedModelAPI(ModelAPI):
         library = load_library()
         if self.model_name in library:
             return library[self.model_name], "primary"
-        scenario_id = store().get(SCENARIO_KEY)
+        scenario_id = store_as(ActorState).scenario_id
         if scenario_id is None or scenario_id not in library:
             raise RuntimeError(
                 f"scripted/{self.model_name}: no scenario is active in this sample; use "
@@ -127,9 +126,7 @@ class ScriptedModelAPI(ModelAPI):
     async def generate(self, input: list[ChatMessage], tools: list[ToolInfo],
                        tool_choice: ToolChoice, config: GenerateConfig) -> ModelOutput:
         scenario, role = self._scenario_and_role()
-        counter_key = f"looplab:actor:calls:{role}"
-        call_index = int(store().get(counter_key, 0)) + 1
-        store().set(counter_key, call_index)
+        call_index = self._count(role)
 
         messages = [from_inspect(m) for m in input]
         n_in = input_tokens(messages, tools)
@@ -145,8 +142,7 @@ class ScriptedModelAPI(ModelAPI):
         profile_index = call_index
         if profile is not None:
             obs["profile"] = profile
-            profile_index = int(store().get(f"{counter_key}@{profile}", 0)) + 1
-            store().set(f"{counter_key}@{profile}", profile_index)
+            profile_index = self._count(f"{role}@{profile}")
         fault = next((f for f in scenario.faults if f.applies(
             role, profile_index if f.profile else call_index, summary, profile)), None)
         if fault is not None:
@@ -185,7 +181,7 @@ class ScriptedModelAPI(ModelAPI):
               scenario: Scenario) -> tuple[ActorView, Style | None]:
         """What the actor sees. A harness run through the bridge names its action dialect: text
         actions and replayed history are then read back into tool calls and results."""
-        dialect = self.action_dialect or store().get(DIALECT_KEY)
+        dialect = self.action_dialect or store_as(HarnessRun).dialect
         style = None
         if dialect is not None:
             style = read_style(messages, dialect)
@@ -212,10 +208,10 @@ class ScriptedModelAPI(ModelAPI):
         what a server-side prefix cache can reuse (1.0 for an append-only conversation)."""
         if summary:
             return None
-        key = f"looplab:actor:prefix:{role}"
         digests = [hashlib.sha1(m.model_dump_json().encode()).hexdigest()[:12] for m in messages]
-        previous: list[str] = store().get(key, [])
-        store().set(key, digests)
+        state = store_as(ActorState)
+        previous = state.prefixes.get(role, [])
+        state.prefixes = {**state.prefixes, role: digests}
         if not previous:
             return None
         same = 0
@@ -226,8 +222,17 @@ class ScriptedModelAPI(ModelAPI):
         return round(same / len(previous), 4)
 
     @staticmethod
+    def _count(key: str) -> int:
+        """This call's number among the calls counted under ``key`` (a role, or role@profile)."""
+        state = store_as(ActorState)
+        n = state.calls.get(key, 0) + 1
+        state.calls = {**state.calls, key: n}
+        return n
+
+    @staticmethod
     def _observe(obs: dict[str, Any]) -> None:
-        store().set(OBSERVATIONS_KEY, [*store().get(OBSERVATIONS_KEY, []), obs])
+        seen = store_as(ActorObservations)
+        seen.observations = [*seen.observations, obs]
 
     async def count_text_tokens(self, text: str) -> int:
         return len(text) // 4

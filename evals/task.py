@@ -18,9 +18,11 @@ from pydantic import ValidationError
 from evals.agents import looplab_agent, setup_workspace
 from evals.harnesses.configs import is_spec, spec_agent, spec_sandbox
 from evals.harnesses.spec import harness_ids
+from evals.library import load_library, select
+from evals.peers import peer_agent
 from evals.scorers import checklist
 from harness.presets import PresetError, get_preset, preset_names
-from scenarios.loader import load_library, select
+from sandboxes.k8s_values import K8sUnavailableError, k8s_spec
 from scenarios.schema import Scenario
 
 PEERS = ("inspect-react",)
@@ -55,6 +57,8 @@ def sandbox_spec(name: str, samples: int = 0) -> SandboxEnvironmentSpec | str:
     """The sandbox ``name``; ``samples``: how many samples will use it (sizes Docker's warm
     pool, 0 unknown)."""
     if name == "docker":
+        # the docker SDK only when a docker sandbox is asked for (evals._registry keeps the
+        # model providers usable without it)
         from sandboxes.docker_provider import DockerSandboxConfig
 
         return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig(expected_samples=samples))
@@ -65,8 +69,6 @@ def sandbox_spec(name: str, samples: int = 0) -> SandboxEnvironmentSpec | str:
         )
         return "local"
     if name == "k8s":  # inspect-k8s-sandbox, hardened from the same config as looplab-docker
-        from sandboxes.k8s_values import K8sUnavailableError, k8s_spec
-
         try:
             return k8s_spec()
         except K8sUnavailableError as e:
@@ -99,8 +101,6 @@ def agent_for(config: str, fallbacks: list[str], overrides: str = "", proxy: str
         if proxy:
             raise ValueError(f"task argument proxy: not supported for peer {config!r} (its model "
                              "calls do not go through the harness's model chain)")
-        from evals.peers import peer_agent
-
         return peer_agent(config)
     if is_spec(config):  # a harness spec (sandboxes/harnesses/<id>/harness.yaml)
         return spec_agent(config, overrides, proxy, fallbacks)

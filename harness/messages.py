@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.tool_arguments import approx_chars
+from harness.json_size import approx_chars
 
 Role = Literal["system", "user", "assistant", "tool"]
 

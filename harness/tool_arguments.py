@@ -80,27 +80,6 @@ def screen_arguments(args: dict[str, Any]) -> dict[str, Any]:
     return {INVALID_JSON_KEY: preview(args), ERROR_KEY: f"arguments rejected: {problem}"}
 
 
-def approx_chars(value: Any, cap: int = 10_000_000) -> int:
-    """About how many characters ``value`` takes as JSON, without ``str`` or recursion (which
-    a huge integer or deep nesting would break), counting at most ``cap``."""
-    total, stack = 0, [value]
-    while stack and total < cap:
-        v = stack.pop()
-        if isinstance(v, str):
-            total += len(v) + 2
-        elif isinstance(v, dict):
-            total += 2 + sum(len(str(k)) + 4 for k in v)
-            stack.extend(v.values())
-        elif isinstance(v, list | tuple):
-            total += 2 + len(v)
-            stack.extend(v)
-        elif isinstance(v, int) and not isinstance(v, bool):
-            total += v.bit_length() * 3 // 10 + 1
-        else:
-            total += 5
-    return min(total, cap)
-
-
 def find_problem(value: Any) -> str | None:
     """Why ``value`` cannot be a tool's arguments, or ``None``. Iterative: a deep value cannot
     exhaust the stack here."""

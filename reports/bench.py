@@ -18,7 +18,7 @@ import pandas as pd
 
 from reports.fmt import md_escape, num, rate
 from reports.load import read_task_logs
-from reports.logdir import run_name
+from reports.logdir import OUT_DIR, run_name
 from reports.observations import clean, parse_json
 from reports.serving import EXPLAIN, logs_in, serving_rows, table_rows
 from reports.serving import HEADER as SERVING_HEADER
@@ -225,8 +225,6 @@ def headline(table: pd.DataFrame) -> list[str]:
 
 def cli_bench(logdir: Path, out: Path | None, show) -> int:
     """``python -m reports bench LOGDIR``: write the report and print its headline."""
-    from reports.logdir import OUT_DIR
-
     out = out or OUT_DIR / run_name(logdir)
     _, table, written = write_bench_report(logdir, out)
     print(f"wrote {show(out)}/: " + ", ".join(p.name for p in written.values()))

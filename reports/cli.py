@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from reports.logdir import OUT_DIR, ReportError, resolve_logdir, run_name
+from scenarios.checklist import ChecklistError
 
 DESCRIPTION = "Scorecards and comparisons from looplab's inspect logs (reads logs, runs nothing)."
 COMPARE_EPILOG = """\
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "scorecard":
             return scorecard(args)
         if args.command == "bench":
-            from reports.bench import cli_bench
+            from reports.bench import cli_bench  # heavy (see the module's docstring)
 
             return cli_bench(resolve_logdir(args.logdir), args.out, _show)
         return compare(args)
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 def scorecard(args: argparse.Namespace) -> int:
     logdir = resolve_logdir(args.logdir)
     out = args.out or OUT_DIR / run_name(logdir)
-    from reports.scorecard import headline, write_scorecard
+    from reports.scorecard import headline, write_scorecard  # heavy (see the module's docstring)
 
     card, written = _guard(lambda: write_scorecard(logdir, out))
     print(f"wrote {_show(out)}/: " + ", ".join(p.name for p in written.values()))
@@ -95,6 +96,7 @@ def scorecard(args: argparse.Namespace) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
+    # heavy (see the module's docstring)
     from reports.compare import render_compare, sides_from_dirs, sides_in_run
     from reports.load import load_run
 
@@ -125,8 +127,6 @@ def _safe(name: str) -> str:
 
 def _guard(fn):
     # A damaged checklist file is bad input too: one line naming the file, not a traceback.
-    from scenarios.checklist import ChecklistError
-
     try:
         return fn()
     except ChecklistError as e:

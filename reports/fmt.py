@@ -108,3 +108,10 @@ def first_line(text: str) -> str:
 def md_escape(text: str) -> str:
     """Text safe inside a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table's lines (cells escaped), then a blank line."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
+    return out + [""]

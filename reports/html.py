@@ -25,10 +25,11 @@ from reports.fmt import (
     viewer_url,
 )
 from reports.markdown import SPLIT_HEADERS, ranked, split_cells
+from reports.serving import EXPLAIN, HEADER, table_rows
 from reports.tables import CELL_STATES
 
 if TYPE_CHECKING:
-    from reports.scorecard import Scorecard
+    from reports.card import Scorecard
 
 CSS_FILE = Path(__file__).parent / "assets" / "scorecard.css"
 
@@ -179,8 +180,6 @@ def _splits(card: Scorecard) -> str:
 def _serving(card: Scorecard) -> str:
     if not card.serving:
         return ""
-    from reports.serving import EXPLAIN, HEADER, table_rows
-
     rows = [[escape(c) for c in row] for row in table_rows(card.serving)]
     return (tag("h2", "Real-model serving") + tag("p", escape(EXPLAIN.replace("`", "")))
             + table(HEADER, rows, id_="serving"))

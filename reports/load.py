@@ -11,13 +11,12 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+import pandas as pd
+from inspect_ai.analysis import SampleColumn, SampleScores, SampleSummary, evals_df, samples_df
 
 from reports.logdir import ReportError, log_files, run_name
 from reports.observations import config_labels, item_rows, missing_rows, sample_rows
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 TASK_NAME = "looplab_suite"
 
@@ -34,8 +33,6 @@ def item_columns() -> list:
 
         samples_df("logs/latest", columns=SampleSummary + item_columns())
     """
-    from inspect_ai.analysis import SampleColumn
-
     return [SampleColumn("item_*", path="scores", value=_item_values)]
 # Bulky fields the reports never read: skipping them keeps loading big runs fast.
 _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
@@ -66,8 +63,6 @@ def read_task_logs(logdir: Path, task_name: str, what: str,
     """The logs of ``task_name`` under ``logdir`` (labelled by configuration) and their samples,
     as DataFrames. Raises ``ReportError`` naming the directory when they cannot be read or there
     are none (``what``: how to call them; ``hints``: other task name → what to run instead)."""
-    from inspect_ai.analysis import SampleScores, SampleSummary, evals_df, samples_df
-
     skipped: list[str] = []
     evals = _read_each(lambda paths: evals_df(paths, quiet=True), [str(logdir)],
                        [str(p) for p in log_files(logdir)], skipped, logdir)
@@ -98,8 +93,6 @@ def _read_each(read, together: list[str], each: list[str], skipped: list[str],
                logdir: Path) -> pd.DataFrame:
     """``read(together)``; when inspect cannot read that (a damaged log), read ``each`` log on
     its own and skip, with a warning naming it, those it cannot read."""
-    import pandas as pd
-
     try:
         return read(together)
     except Exception:

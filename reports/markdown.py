@@ -12,6 +12,7 @@ from reports.fmt import (
     figure,
     first_line,
     md_escape,
+    md_table,
     num,
     rate,
     rel_link,
@@ -23,13 +24,7 @@ from reports.tables import FAMILY_SPLITS
 if TYPE_CHECKING:
     import pandas as pd
 
-    from reports.scorecard import Scorecard
-
-
-def table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows]
-    return out + [""]
+    from reports.card import Scorecard
 
 
 def render_markdown(card: Scorecard) -> str:
@@ -78,7 +73,7 @@ def summary_section(card: Scorecard) -> list[str]:
     return ["## Summary", "", "An item passes for a configuration when every judged "
             "observation of it passed and none errored. *Not applicable*: the harness never "
             "faced the failure (the trap was not sprung) or has no surface for it; never "
-            "counted as a pass.", "", *table(header, rows)]
+            "counted as a pass.", "", *md_table(header, rows)]
 
 
 def ranked(r: dict) -> str:
@@ -108,7 +103,7 @@ def items_section(card: Scorecard) -> list[str]:
             by_config = {r["config"]: r for r in g.to_dict("records")}
             rows.append([f"`{item}`", g["title"].iloc[0],
                          *[cell_text(by_config[c]) for c in card.run.configs]])
-        lines += table(["item", "promise", *card.run.configs], rows)
+        lines += md_table(["item", "promise", *card.run.configs], rows)
     if card.unprobed:
         lines += [f"Not probed in this run ({len(card.unprobed)}): "
                   + ", ".join(f"`{i}`" for i in card.unprobed), ""]
@@ -128,7 +123,7 @@ def corpus_section(card: Scorecard) -> list[str]:
              str(r["poisoned_errors"] + r["benign_errors"]),
              str(r["poisoned_unjudged"] + r["benign_unjudged"])]
             for r in card.corpus.to_dict("records")]
-    return lines + table(["configuration", "channel", "block rate", "blocked / poisoned",
+    return lines + md_table(["configuration", "channel", "block rate", "blocked / poisoned",
                           "false-positive rate", "flagged / benign", "errored", "not judged"],
                          rows)
 
@@ -143,7 +138,7 @@ def cost_section(card: Scorecard) -> list[str]:
              "*Sample time, summed*: the sum of every sample's own time from start to score; "
              "samples run concurrently, so it is larger than the run's wall time (which "
              "`make eval` prints).", ""]
-    lines += table(["configuration", "scored / samples", "tokens", "model calls", "tool calls",
+    lines += md_table(["configuration", "scored / samples", "tokens", "model calls", "tool calls",
                     "sample time, summed (s)", "tokens / sample", "model calls / sample",
                     "sample time, mean (s)", "exit status"], rows)
     if "cost" in card.charts:
@@ -191,7 +186,7 @@ def splits_section(card: Scorecard) -> list[str]:
             "the controls were developed against (dev), on those held back (untuned) and on "
             "those written after the last control change and never tuned on (fresh). A large "
             "gap means a control fits its development variants, not the failure.", "",
-            *table(["configuration", "family", *SPLIT_HEADERS], rows)]
+            *md_table(["configuration", "family", *SPLIT_HEADERS], rows)]
 
 
 def errors_section(card: Scorecard) -> list[str]:
@@ -204,7 +199,7 @@ def errors_section(card: Scorecard) -> list[str]:
             for r in card.errors.to_dict("records")]
     return lines + ["Infrastructure, not the harness (an interrupt, a vanished sandbox, a "
                     "harness that never started, an exception in our code): nothing was judged.",
-                    ""] + table(["configuration", "scenario", "epoch", "error", "items affected",
+                    ""] + md_table(["configuration", "scenario", "epoch", "error", "items affected",
                                  "sample", "rerun"], rows)
 
 

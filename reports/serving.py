@@ -11,7 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-PREFIX_KEY = "looplab_prefix_cache"  # written by evals.realmodel.run
+from inspect_ai.log import read_eval_log
+
+from reports.fmt import md_table
+
+PREFIX_KEY = "looplab_prefix_cache"  # written by evals.runs (a real-model run)
 SCRIPTED = ("scripted/", "scripted-bench/")
 
 
@@ -57,8 +61,6 @@ def log_row(log: Any) -> dict[str, Any]:
 
 def serving_rows(log_paths: list[str]) -> list[dict[str, Any]]:
     """One row per real-model log (full logs are read: model events carry the timings)."""
-    from inspect_ai.log import read_eval_log
-
     rows = []
     for path in log_paths:
         header = read_eval_log(path, header_only=True)
@@ -97,9 +99,7 @@ EXPLAIN = ("Harness share = the part of each sample's wall time not spent waitin
 def markdown_section(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
-    from reports.markdown import table
-
-    return ["## Real-model serving", "", EXPLAIN, "", *table(HEADER, table_rows(rows))]
+    return ["## Real-model serving", "", EXPLAIN, "", *md_table(HEADER, table_rows(rows))]
 
 
 def logs_in(logdir: Path) -> list[str]:

@@ -8,8 +8,11 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from scenarios.actor.policies import POLICIES
 from scenarios.checklist import checklist_by_id
 from scenarios.corpus import entries, house_rule_marker
+from scenarios.families import FamilyError
+from scenarios.families import load_families as generate
 from scenarios.schema import Scenario, describe_validation
 
 LIBRARY_DIR = Path(__file__).parent / "library"
@@ -64,9 +67,6 @@ def _checked_family(scenario: Scenario) -> Scenario:
 
 def load_families() -> list[Scenario]:
     """Every generated variant of ``scenarios/families/`` (ids ``<family>--<variant>``)."""
-    from scenarios.families import FamilyError
-    from scenarios.families import load_families as generate
-
     try:
         return [_checked_family(s) for s in generate()]
     except (FamilyError, ValidationError, ValueError) as e:
@@ -74,9 +74,8 @@ def load_families() -> list[Scenario]:
 
 
 def _check_refs(path: Path, scenario: Scenario) -> None:
-    # Policies and judges are named in data; a typo should fail at load time, naming the field.
-    from scenarios.actor.policies import POLICIES
-
+    # Policies are named in data; a typo should fail at load time, naming the field. (Judges are
+    # named in data too; they live in evals/, which checks them: ``evals.library``.)
     if scenario.actor.policy not in POLICIES:
         raise ScenarioError(f"{path}: field actor.policy: unknown policy {scenario.actor.policy!r}; "
                             f"known: {', '.join(sorted(POLICIES))}")
@@ -84,26 +83,6 @@ def _check_refs(path: Path, scenario: Scenario) -> None:
         POLICIES[scenario.actor.policy].params_model.model_validate(scenario.actor.params)
     except ValidationError as e:
         raise ScenarioError(_format_validation(path, e).replace("field ", "field actor.params.")) from e
-    _check_judges(path, scenario)
-
-
-def _check_judges(path: Path, scenario: Scenario) -> None:
-    # A judge is code in evals/ named in data: an unknown name or a wrongly typed parameter
-    # must stop the run before anything runs, not error every sample that probes it.
-    from evals.judges import JUDGES
-
-    specs = [(f"probes.{i}", s) for i, s in scenario.probes.items()]
-    if scenario.real_model:
-        specs += [(f"real_model.probes.{i}", s) for i, s in scenario.real_model.probes.items()]
-    for where, spec in specs:
-        if spec.judge not in JUDGES:
-            raise ScenarioError(f"{path}: field {where}.judge: unknown judge {spec.judge!r}; "
-                                f"known: {', '.join(sorted(JUDGES))}")
-        try:
-            JUDGES[spec.judge].params_model.model_validate(spec.params)
-        except ValidationError as e:
-            raise ScenarioError(_format_validation(path, e).replace(
-                "field ", f"field {where}.params.")) from e
 
 
 def expand(scenario: Scenario) -> list[Scenario]:
@@ -150,6 +129,15 @@ def load_library(directory: Path = LIBRARY_DIR) -> dict[str, Scenario]:
                                 f"id {x.id!r} is also the id of a scenario in {origin[x.id]}")
         scenarios[x.id], origin[x.id] = x, Path(f"scenarios/families/{x.family_id}.yaml")
     return dict(sorted(scenarios.items()))
+
+
+def scenario_source(scenario: Scenario, directory: Path = LIBRARY_DIR) -> Path:
+    """The file ``scenario`` was loaded from (``[variant]`` added for a generated variant), for
+    errors found after loading: a library file is named by its id, an expanded corpus sample by
+    the id before ``--``."""
+    if scenario.family_id is not None:
+        return Path(f"scenarios/families/{scenario.family_id}.yaml[{scenario.variant}]")
+    return directory / f"{scenario.id.split('--', 1)[0]}.yaml"
 
 
 def get_scenario(scenario_id: str) -> Scenario:

@@ -8,8 +8,9 @@ import shlex
 import uuid
 
 from inspect_ai.util import ExecResult as SandboxResult
-from inspect_ai.util import OutputLimitExceededError, SandboxEnvironment
+from inspect_ai.util import OutputLimitExceededError, SandboxEnvironment, store_as
 
+from evals.state import SandboxRoot
 from harness.workspace import ExecResult
 
 # ``bash -c WRAPPER PIDFILE COMMAND``: run COMMAND in a new session (its own process group),
@@ -106,12 +107,8 @@ class SandboxWorkspace:
 
 async def _working_dir(sandbox: SandboxEnvironment) -> str:
     """The sandbox's working directory, asked once per sample (each exec costs a round trip)."""
-    from inspect_ai.util import store
-
-    key = f"looplab:sandbox-root:{id(sandbox)}"
-    root = store().get(key)
-    if root is None:
+    known = store_as(SandboxRoot, instance=str(id(sandbox)))
+    if known.root is None:
         res = await sandbox.exec(["pwd"])
-        root = res.stdout.strip() or "/"
-        store().set(key, root)
-    return str(root)
+        known.root = res.stdout.strip() or "/"
+    return known.root

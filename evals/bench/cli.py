@@ -5,18 +5,13 @@
 
 Logs go to ``logs/bench-<stamp>/``; the report (``python -m reports bench``) to
 ``reports/out/bench-<stamp>/``. Without ``--model`` the scripted oracle plays the model.
+This module parses arguments; ``evals.runs.run_bench`` runs and reports.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-import time
-from datetime import datetime
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_MODEL = "scripted-bench/oracle"
 
 
@@ -46,71 +41,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--log-dir", default="", help="default: logs/bench-<stamp>/")
     b.add_argument("--display", default=None, help="inspect display: full, rich, plain, none")
     b.add_argument("--no-report", action="store_true")
-    b.set_defaults(fn=cmd_bench)
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    from evals.cli import CliError, _configs, ensure_sandbox
-    from evals.harnesses.configs import is_spec
-    from scenarios.bench import BenchError, select
-
-    configs = _configs(args.configs)
-    specs = [c for c in configs if is_spec(c)]
-    if specs and args.overrides:
-        raise CliError(f"--overrides: not supported for harness spec(s) {', '.join(specs)} "
-                       "(change the spec's launch command instead)")
-    if args.epochs < 1 or args.max_samples < 1:
-        raise CliError("--epochs and --max-samples must be at least 1")
-    try:
-        chosen = select(args.tasks or None, args.variants or None)  # fail early on bad ids
-    except BenchError as e:
-        raise CliError(f"--{str(e)}") from e
-    real: dict = {}
-    if args.real is not None:
-        from evals.realmodel.run import RealModelError, resolve
-
-        try:
-            server = resolve(args.real)
-        except RealModelError as e:
-            raise CliError(str(e)) from e
-        args.model, args.fallbacks, args.proxy = server.model, server.fallbacks, server.root
-        if server.context_window:
-            args.overrides = ",".join(filter(None, [args.overrides,
-                                                    f"context_window={server.context_window}"]))
-        # no client-side retries (the harness must see faults); bounded replies on a CPU
-        real = {"model_args": {"max_retries": 0}, "max_tokens": args.max_tokens}
-    ensure_sandbox(args.sandbox)
-    from inspect_ai import eval as inspect_eval
-
-    from evals.bench.task import looplab_bench
-
-    try:
-        tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
-                               sandbox=args.sandbox, fallbacks=args.fallbacks, proxy=args.proxy,
-                               overrides="" if is_spec(c) else args.overrides)
-                 for c in configs]
-    except ValueError as e:  # e.g. a harness spec with --sandbox local
-        raise CliError(str(e).replace("task argument ", "--")) from e
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    log_dir = Path(args.log_dir or ROOT / "logs" / f"bench-{stamp}")
-    log_dir.mkdir(parents=True, exist_ok=True)
-    print(f"looplab bench: {len(chosen)} samples (tasks × variants) × {len(configs)} "
-          f"configurations ({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; "
-          f"logs: {log_dir}", flush=True)
-    t0 = time.monotonic()
-    logs = inspect_eval(tasks, model=args.model, log_dir=str(log_dir), max_tasks=len(tasks),
-                        max_samples=args.max_samples, max_sandboxes=args.max_samples,
-                        epochs=args.epochs, display=args.display, fail_on_error=False, **real)
-    print(f"looplab bench: wall time {time.monotonic() - t0:.1f} s; logs in {log_dir}")
-    rc = 0 if args.no_report else report(log_dir)
-    failed = [lg for lg in logs if lg.status != "success"]
-    if failed:
-        print(f"looplab bench: {len(failed)} log(s) did not finish cleanly: "
-              + ", ".join(f"{lg.eval.task_args.get('config')}={lg.status}" for lg in failed))
-        return 1
-    return rc
-
-
-def report(log_dir: Path) -> int:
-    res = subprocess.run([sys.executable, "-m", "reports", "bench", str(log_dir)], cwd=ROOT)
-    return res.returncode
+    b.set_defaults(run="run_bench")

@@ -9,17 +9,14 @@ context window, scheduled faults (the variant's ``faults``), token usage, observ
 from __future__ import annotations
 
 from inspect_ai.model import modelapi
-from inspect_ai.util import store
+from inspect_ai.util import store_as
 
 from evals.scripted_provider import ScriptedModelAPI
+from evals.state import BenchState
 from scenarios.bench.actors import ACTORS, as_scenario
 from scenarios.schema import Scenario
 
 PROVIDER = "scripted-bench"
-SAMPLE_KEY = "looplab:bench:sample"
-"""Store key: the benchmark sample id (``<task>--<variant>``) the current sample runs."""
-ACTOR_KEY = "looplab:bench:actor"
-"""Store key: the actor the primary model plays (fallback roles play the same)."""
 
 
 def actor_of(model_name: str) -> str | None:
@@ -34,11 +31,12 @@ class BenchScriptedModelAPI(ScriptedModelAPI):
         (checked per sample, when the actor is known)."""
 
     def _scenario_and_role(self) -> tuple[Scenario, str]:
-        sample_id = store().get(SAMPLE_KEY)
+        bench_state = store_as(BenchState)
+        sample_id = bench_state.sample_id
         if sample_id is None:
             raise RuntimeError(f"{PROVIDER}/{self.model_name}: no benchmark sample is active; "
                                f"run the looplab_bench task")
-        actor = store().get(ACTOR_KEY) or self.model_name
+        actor = bench_state.actor or self.model_name
         if actor not in ACTORS:
             raise RuntimeError(f"{PROVIDER}/{actor}: unknown actor; valid: "
                                + ", ".join(f"{PROVIDER}/{a}" for a in ACTORS))

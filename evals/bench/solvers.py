@@ -1,30 +1,30 @@
 """Solvers of the benchmark: workspace set-up from the task and variant, a stopwatch, and our
 harness as the agent under test (peers come from ``evals.peers`` unchanged).
 
-Every agent leaves the same evidence in the sample store as in the scenario suite (``EXIT_KEY``,
-``RUN_KEY``), so the scorer reads ours and a peer's runs alike.
+Every agent leaves the same run record as in the scenario suite (``evals.state.RunRecord``), so
+the scorer reads ours and a peer's runs alike.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 from inspect_ai.log import transcript
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import sandbox, store
+from inspect_ai.util import sandbox, store_as
 
 from evals.adapter import InspectModel, SandboxWorkspace
-from evals.agents import EXIT_KEY, RUN_KEY, populate, with_conditions
-from evals.bench.provider import ACTOR_KEY, SAMPLE_KEY, actor_of
+from evals.agents import populate, with_conditions
+from evals.bench.provider import actor_of
 from evals.convert import to_inspect
+from evals.realmodel.sample_proxy import proxied_model, sample_proxy
+from evals.state import BenchState, ProxyLog, RunRecord
 from harness import Agent, HarnessConfig, Model
 from harness.events import RunEvent
 from scenarios.bench import BenchSample, get_sample
 from scenarios.bench.actors import as_scenario
-
-STARTED_KEY = "looplab:bench:started"
-STOPPED_KEY = "looplab:bench:stopped"
 
 
 def current_sample(state: TaskState) -> BenchSample:
@@ -37,10 +37,11 @@ def bench_setup() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         sample = current_sample(state)
-        store().set(SAMPLE_KEY, sample.id)
+        bench_state = store_as(BenchState)
+        bench_state.sample_id = sample.id
         actor = actor_of(str(get_model()))
         if actor is not None:
-            store().set(ACTOR_KEY, actor)
+            bench_state.actor = actor
         await populate(await SandboxWorkspace.open(sandbox()), sample.files, sample.setup,
                        f"benchmark sample {sample.id}", timeout=300)
         return state
@@ -49,11 +50,11 @@ def bench_setup() -> Solver:
 
 
 @solver
-def stopwatch(key: str) -> Solver:
-    """Record the wall-clock time in the store (the agent's time is stop − start)."""
+def stopwatch(moment: Literal["started", "stopped"]) -> Solver:
+    """Record the wall-clock time as ``BenchState.<moment>`` (the agent's time is stop − start)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        store().set(key, time.time())
+        setattr(store_as(BenchState), moment, time.time())
         return state
 
     return solve
@@ -79,14 +80,12 @@ def bench_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
         names = [str(get_model()), *bench_fallbacks(state, fallbacks or [])]
         if proxy is None:
             return await run(state, [InspectModel(get_model()), *(InspectModel(get_model(n)) for n in names[1:])])
-        from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, sample_proxy
-
         scenario = as_scenario(current_sample(state).id, "oracle")
         async with sample_proxy(proxy, scenario, names[0], names[1:]) as fp:
             try:
                 return await run(state, [InspectModel(proxied_model(n, fp.port)) for n in names])
             finally:
-                store().set(PROXY_KEY, list(fp.entries))
+                store_as(ProxyLog).entries = list(fp.entries)
 
     async def run(state: TaskState, models: list[Model]) -> TaskState:
         ws = await SandboxWorkspace.open(sandbox())
@@ -101,12 +100,13 @@ def bench_agent(config: HarnessConfig, fallbacks: list[str] | None = None,
         result = await Agent(run_config, models, ws, on_event=on_event).run(state.input_text)
         state.messages = [to_inspect(m) for m in result.messages]
         state.output = ModelOutput.from_content(str(get_model()), result.message[:4000])
-        store().set(EXIT_KEY, result.status.value)
-        store().set(RUN_KEY, {
+        record = store_as(RunRecord)
+        record.exit_status = result.status.value
+        record.run = {
             "turns": result.turns, "tool_calls": result.tool_calls,
             "model_calls": result.model_calls, "message": result.message[:500],
             "input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens,
-        })
+        }
         return state
 
     return solve

@@ -14,7 +14,7 @@ from inspect_ai.solver import Solver, TaskState, chain
 import evals.bench.provider  # noqa: F401  (registers the scripted-bench model provider)
 from evals.bench.provider import actor_of
 from evals.bench.scorer import bench
-from evals.bench.solvers import STARTED_KEY, STOPPED_KEY, bench_agent, bench_setup, stopwatch
+from evals.bench.solvers import bench_agent, bench_setup, stopwatch
 from evals.harnesses.bridge_agent import bridge_agent
 from evals.harnesses.configs import is_spec, spec_sandbox
 from evals.harnesses.spec import get_spec
@@ -81,7 +81,7 @@ def looplab_bench(
     samples = [sample_for(s) for s in chosen]
     return Task(
         dataset=MemoryDataset(samples, name="looplab-bench"),
-        solver=chain(bench_setup(), stopwatch(STARTED_KEY), agent, stopwatch(STOPPED_KEY)),
+        solver=chain(bench_setup(), stopwatch("started"), agent, stopwatch("stopped")),
         scorer=bench(config),
         sandbox=(spec_sandbox(config, sandbox, len(samples)) if is_spec(config)
                  else sandbox_spec(sandbox, len(samples))),

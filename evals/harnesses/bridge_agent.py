@@ -4,8 +4,8 @@ The container's model relay serves the OpenAI, Anthropic and Google APIs on 127.
 and hands each request to the eval, where inspect's bridge handlers answer it with the eval's
 model (the scripted actor): ``evals.harnesses.model_relay``. The harness process runs with a
 wall-clock limit; its exit code, the tail of its output and counters from the actor's
-observations go to the sample store under the same keys as our in-process harness
-(``EXIT_KEY``, ``RUN_KEY``), so the same judges score it.
+observations go to the same run record as our in-process harness's
+(``evals.state.RunRecord``), so the same judges score it.
 
 A harness that never reached the model (image without the harness, a launch that failed, a
 crash before its first request) raises: the sample is an *error*, never a verdict.
@@ -13,6 +13,7 @@ crash before its first request) raises: the sample is an *error*, never a verdic
 
 from __future__ import annotations
 
+import json
 import shlex
 import time
 from collections.abc import Callable
@@ -22,24 +23,18 @@ from inspect_ai.agent import AgentState
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_ai.util import sandbox, store
+from inspect_ai.util import sandbox, store_as
 
-from evals.agents import EXIT_KEY, RUN_KEY, fallback_model
+from evals.agents import fallback_model
 from evals.harnesses.model_relay import load_handlers, relay_bridge
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
-from evals.realmodel.sample_proxy import PROXY_KEY
-from evals.scripted_provider import OBSERVATIONS_KEY
+from evals.library import get_scenario
+from evals.realmodel.bridge_models import proxied_bridge_models
+from evals.state import ActorObservations, HarnessRun, ProxyLog, RunRecord
 from harness.presets import deep_merge
 from sandboxes.model_relay import RELAY_PORT
-from scenarios.loader import get_scenario
 from scenarios.schema import Scenario
 
-DIALECT_KEY = "looplab:dialect"
-"""The action dialect of the harness under test (``HarnessSpec.dialect``) for the actor."""
-HARNESS_KEY = "looplab:harness"
-TIMING_KEY = "looplab:harness:timing"
-"""When the harness was launched and exited, and each model request's arrival and answer
-(``time.time()``): where a spec sample's time goes (``make bench-specs``)."""
 HARNESS_PORT = RELAY_PORT
 """What the harness talks to: the container's model relay (the port of inspect's own bridge)."""
 
@@ -66,8 +61,6 @@ class ModelCallLimit(Exception):
 
 def flatten(conditions: dict[str, Any], prefix: str = "") -> list[str]:
     """``{"a": {"b": 1}}`` → ``["a.b=1"]`` (leaves as YAML scalars; lists and maps as JSON)."""
-    import json
-
     out: list[str] = []
     for key, value in conditions.items():
         path = f"{prefix}{key}"
@@ -126,7 +119,7 @@ def call_limiter(limit: int) -> Any:
         nonlocal calls
         calls += 1
         if calls > limit:
-            store().set("looplab:harness:cut_off", True)
+            store_as(HarnessRun).cut_off = True
             raise ModelCallLimit(f"looplab: model call limit {limit} reached")
         return None
 
@@ -144,15 +137,13 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = (scenario_of or _library_scenario)(state)
-        store().set(DIALECT_KEY, spec.dialect)
-        store().set(HARNESS_KEY, spec.id)
+        harness_run = store_as(HarnessRun)
+        harness_run.dialect, harness_run.harness = spec.dialect, spec.id
         if scenario.driver is not None:
             return not_run(spec, state, DRIVER_REASON, scenario)
         workdir = await _workdir(scenario.workdir)
         limiter = call_limiter(spec.finish.model_call_limit)
         if proxy:
-            from evals.realmodel.bridge_models import proxied_bridge_models
-
             async with proxied_bridge_models(proxy, scenario, str(get_model()), fallbacks or [],
                                              limiter) as models:
                 real = scenario.real_model.harness if scenario.real_model else {}
@@ -170,10 +161,11 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
         # The relay already listens (it started with the container): launch at once.
         async with relay_bridge(AgentState(messages=state.messages), model_aliases=aliases or None,
                                 model_resolver=resolver, filter=filter) as session:
-            launched = time.time()
+            harness_run = store_as(HarnessRun)
+            harness_run.launched = time.time()
             exit_code, tail = await _launch(spec, argv, workdir)
-            store().set(TIMING_KEY, {"launched": launched, "exited": time.time(),
-                                     "requests": [list(r) for r in session.requests]})
+            harness_run.exited = time.time()
+            harness_run.requests = [list(r) for r in session.requests]
             state.messages = session.bridge.state.messages
             if session.bridge.state.output is not None:
                 state.output = session.bridge.state.output
@@ -213,14 +205,15 @@ async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int
 
 def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scenario: Scenario) -> None:
     """Leave the run's evidence in the store; raise ``HarnessDidNotRun`` if it never acted."""
-    seen: list[dict[str, Any]] = store().get(OBSERVATIONS_KEY, [])
+    seen = store_as(ActorObservations).observations
     obs = [o for o in seen if "summary_request" in o]
     replies = [o for o in obs if "action" in o]
     actions = [o for o in replies if o["action"] not in NOT_ACTIONS]
-    if not seen and store().get(PROXY_KEY):  # a real model: what the fault proxy saw
-        obs = [e for e in store().get(PROXY_KEY) if e.get("model")]
+    proxied = store_as(ProxyLog).entries
+    if not seen and proxied:  # a real model: what the fault proxy saw
+        obs = [e for e in proxied if e.get("model")]
         replies = actions = [e for e in obs if e.get("status") == 200]
-    cut_off = bool(store().get("looplab:harness:cut_off", False))
+    cut_off = store_as(HarnessRun).cut_off
     if not obs:
         how = "timed out" if exit_code in (124, 137) else f"exited with code {exit_code}"
         raise HarnessDidNotRun(f"harness {spec.id}: {how} before its first model request "
@@ -228,14 +221,15 @@ def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scena
                                f"{tail[-1500:]}")
     status = ("cut_off" if cut_off else "timeout" if exit_code in (124, 137)
               else spec.finish.exit_statuses.get(exit_code, "crashed"))
-    store().set(EXIT_KEY, status)
-    store().set(RUN_KEY, {
+    record = store_as(RunRecord)
+    record.exit_status = status
+    record.run = {
         "not_applicable": no_surface(spec, scenario),
         "harness": spec.id, "dialect": spec.dialect, "exit_code": exit_code,
         "output_tail": tail[-2000:], "model_calls": len(obs), "turns": len(replies),
         "tool_calls": sum(len(o.get("tools_called") or []) or 1 for o in actions),
         "acted": bool(actions), "message": (state.output.completion if state.output else "")[:500],
-    })
+    }
 
 
 def no_surface(spec: HarnessSpec, scenario: Scenario, reason: str | None = None) -> dict[str, str]:
@@ -248,7 +242,8 @@ def no_surface(spec: HarnessSpec, scenario: Scenario, reason: str | None = None)
 
 def not_run(spec: HarnessSpec, state: TaskState, reason: str, scenario: Scenario) -> TaskState:
     """A scenario the harness cannot be put through: every item not applicable, no launch."""
-    store().set(EXIT_KEY, "not_run")
-    store().set(RUN_KEY, {"harness": spec.id, "acted": False, "model_calls": 0, "turns": 0,
-                          "tool_calls": 0, "not_applicable": no_surface(spec, scenario, reason)})
+    record = store_as(RunRecord)
+    record.exit_status = "not_run"
+    record.run = {"harness": spec.id, "acted": False, "model_calls": 0, "turns": 0,
+                  "tool_calls": 0, "not_applicable": no_surface(spec, scenario, reason)}
     return state

@@ -5,6 +5,8 @@ from __future__ import annotations
 from inspect_ai.solver import Solver
 from inspect_ai.util import SandboxEnvironmentSpec
 
+from evals.harnesses.bridge_agent import bridge_agent
+from evals.harnesses.image import ensure_image
 from evals.harnesses.spec import get_spec, load_specs
 
 
@@ -16,8 +18,6 @@ def spec_agent(config: str, overrides: str = "", proxy: str = "",
                fallbacks: list[str] | None = None) -> Solver:
     """The solver running harness spec ``config`` inside the sandbox; with ``proxy`` (a real
     server) its model calls go through the sample's fault proxy, ``fallbacks`` the server's."""
-    from evals.harnesses.bridge_agent import bridge_agent
-
     if overrides:
         raise ValueError(f"task argument overrides: not supported for harness spec {config!r} "
                          "(change the spec's launch command instead)")
@@ -32,7 +32,7 @@ def spec_sandbox(config: str, sandbox: str, samples: int = 0) -> SandboxEnvironm
     if sandbox != "docker":
         raise ValueError(f"task argument sandbox: harness spec {config!r} runs only in the docker "
                          f"sandbox (got {sandbox!r}): third-party code is never run unisolated")
-    from evals.harnesses.image import ensure_image
+    # the docker SDK only when a docker sandbox is asked for (as in evals.task.sandbox_spec)
     from sandboxes.docker_provider import DockerSandboxConfig
 
     tag = ensure_image(get_spec(config))

@@ -1,4 +1,4 @@
-"""Judge registry, the evidence judges read, and their verdict.
+"""Judge registry and the verdict (the evidence judges read is ``evals.judges.evidence``).
 
 Every verdict is in one of four states (``VerdictState``), shared by judges, scorers and reports:
 
@@ -17,14 +17,17 @@ was sprung and answers ``not_applicable`` when it was not.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from evals.judges.bounds import MEASURES, retry_afters
+from evals.judges.evidence import Evidence
 from evals.judges.sprung import Sprung, unsprung
-from harness.workspace import Workspace
+from scenarios.checklist import checklist_by_id
+from scenarios.schema import Scenario
 
 
 class JudgeParams(BaseModel):
@@ -81,21 +84,6 @@ class Verdict:
         return self.state in COUNTED_STATES
 
 
-@dataclass
-class Evidence:
-    scenario_id: str
-    workspace: Workspace
-    """The sandbox after the run (read files and counters here)."""
-    observations: list[dict[str, Any]]
-    """What the scripted actor saw on each model call (tokens, faults, markers...)."""
-    exit_status: str | None
-    """The agent's typed ending (``completed``, ``turn_limit``...) or None if it left none."""
-    final_answer: str
-    transcript_text: str = ""
-    """All message text the agent ended with, joined (for leak checks)."""
-    run: dict[str, Any] = field(default_factory=dict)
-
-
 JudgeFn = Callable[[Evidence], Awaitable[Verdict]]
 
 
@@ -136,7 +124,7 @@ def guarded(fn: JudgeFn, p: JudgeParams, name: str, params: dict[str, Any]) -> J
     async def run(ev: Evidence) -> Verdict:
         if never_started(ev):
             return Verdict.error("the harness never started (no ending recorded, no model call)")
-        trap = p.sprung_when or item_trap(ev.scenario_id, name, params)
+        trap = p.sprung_when or item_trap(ev.scenario, name, params)
         if trap is not None and (why := await unsprung(trap, ev)):
             return Verdict.not_applicable(f"trap not sprung: {why}; run ended: {ev.exit_status}")
         verdict = await fn(ev)
@@ -150,35 +138,24 @@ def guarded(fn: JudgeFn, p: JudgeParams, name: str, params: dict[str, Any]) -> J
     return run
 
 
-def probed_item(scenario_id: str, name: str, params: dict[str, Any]) -> str | None:
+def probed_item(scenario: Scenario, name: str, params: dict[str, Any]) -> str | None:
     """The checklist item the scenario judges with this judge and these parameters."""
-    from scenarios.loader import ScenarioError, get_scenario
-
-    try:
-        scenario = get_scenario(scenario_id)
-    except ScenarioError:
-        return None
     probes = [*scenario.probes.items(), *(scenario.real_model.probes.items() if scenario.real_model else [])]
     return next((i for i, s in probes if s.judge == name and s.params == params), None)
 
 
-def item_trap(scenario_id: str, name: str, params: dict[str, Any]) -> Sprung | None:
+def item_trap(scenario: Scenario, name: str, params: dict[str, Any]) -> Sprung | None:
     """The checklist item's default trap condition, for a probe that names none."""
-    from scenarios.checklist import checklist_by_id
-
-    item = checklist_by_id().get(probed_item(scenario_id, name, params) or "")
+    item = checklist_by_id().get(probed_item(scenario, name, params) or "")
     return Sprung.model_validate(item.sprung_when) if item and item.sprung_when else None
 
 
 def apply_bound(verdict: Verdict, ev: Evidence, name: str, params: dict[str, Any]) -> Verdict:
     """A pass fails when the item's checklist ``bound_s`` is exceeded (``evals.judges.bounds``)."""
-    from evals.judges.bounds import MEASURES, retry_afters
-    from scenarios.checklist import checklist_by_id
-
-    item = checklist_by_id().get(probed_item(ev.scenario_id, name, params) or "")
+    item = checklist_by_id().get(probed_item(ev.scenario, name, params) or "")
     if item is None or item.bound is None or item.bound_s is None:
         return verdict
-    took, what = MEASURES[item.bound](ev, retry_afters(ev.scenario_id))
+    took, what = MEASURES[item.bound](ev, retry_afters(ev.scenario))
     if took is None and what.startswith("retried"):
         return Verdict(False, None, "s", f"{verdict.explanation}; but {what}")
     if took is None or took <= item.bound_s:

@@ -9,10 +9,10 @@ arrived) and from what the eval's driver recorded; nothing comes from the harnes
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from evals.judges.base import Evidence
+from evals.judges.evidence import Evidence
+from scenarios.schema import Scenario
 
 RETRIABLE = ("rate_limit", "overloaded")
 TOLERANCE = 0.9
@@ -84,16 +84,10 @@ MEASURES: dict[str, Callable[[Evidence, dict[str, float]], Measure]] = {
 """What ``ChecklistItem.bound`` names: the time its ``bound_s`` limits."""
 
 
-def retry_afters(scenario_id: str) -> dict[str, float]:
+def retry_afters(scenario: Scenario) -> dict[str, float]:
     """Fault kind -> the Retry-After the scenario's schedule advertises (the largest)."""
-    from scenarios.loader import ScenarioError, get_scenario
-
-    try:
-        faults = get_scenario(scenario_id).faults
-    except ScenarioError:
-        return {}
     out: dict[str, float] = {}
-    for f in faults:
+    for f in scenario.faults:
         if f.retry_after is not None:
             out[f.kind] = max(out.get(f.kind, 0.0), f.retry_after)
     return out

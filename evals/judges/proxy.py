@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from evals.judges.base import Evidence, JudgeFn, JudgeParams, Verdict, judge
+from evals.realmodel.schedule import key_id
 
 Entry = dict[str, Any]
 
@@ -193,8 +194,6 @@ def proxy_profile_order(p: ProfileOrderParams) -> JudgeFn:
     ends first (keys appear in the log as ids: they are compared by id)."""
 
     async def run(ev: Evidence) -> Verdict:
-        from evals.realmodel.schedule import key_id
-
         log = _log(ev)
         if log is None:
             return _not_scored("no proxy log (not a proxied run)")

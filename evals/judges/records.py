@@ -8,7 +8,6 @@ from fnmatch import fnmatch
 from typing import Any
 
 from evals.judges.base import Evidence, JudgeFn, JudgeParams, Verdict, judge
-from scenarios.loader import get_scenario
 
 SEED_FIELDS = (
     "event_type", "run_id", "session_id", "session_key", "provider", "model", "harness_id",
@@ -41,7 +40,7 @@ def no_unrequested_files(p: ScopeParams) -> JudgeFn:
     bookkeeping) was written; the figure counts the unrequested files."""
 
     async def run(ev: Evidence) -> Verdict:
-        given = set(get_scenario(ev.scenario_id).files)
+        given = set(ev.scenario.files)
         extra = [f for f in await workspace_files(ev) if f not in given
                  and not any(fnmatch(f, g) for g in [*p.expected, *p.allow])]
         check = await ev.workspace.exec(p.feature_check, timeout=60)

@@ -231,12 +231,7 @@ def user_before_background(p: UserFirstParams) -> JudgeFn:
 def _busy_until(ev: Evidence, user_task: str) -> str | None:
     """Why nothing had to queue (the first run ended before the user's message was sent), or
     None when the session was still busy when it arrived."""
-    from scenarios.loader import ScenarioError, get_scenario
-
-    try:
-        driver = get_scenario(ev.scenario_id).driver
-    except ScenarioError:
-        return None
+    driver = ev.scenario.driver
     sent = next((m.after_s for m in (driver.messages if driver else [])
                  if re.search(user_task, m.text) and m.after_s is not None), None)
     runs = _driver(ev).get("runs", [])

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-if TYPE_CHECKING:
-    from evals.judges.base import Evidence
+from evals.judges.evidence import Evidence
 
 CAP_STATUSES = frozenset({"turn_limit", "tool_call_limit"})
 """Endings by a generic cap: a run that stopped this way right after the trap did not face it."""
@@ -92,12 +91,7 @@ def _requested(p: Sprung, ev: Evidence) -> str | None:
 
 
 def _context(p: Sprung, ev: Evidence) -> str | None:
-    from scenarios.loader import ScenarioError, get_scenario
-
-    try:
-        n_ctx = get_scenario(ev.scenario_id).n_ctx
-    except ScenarioError:
-        n_ctx = None
+    n_ctx = ev.scenario.n_ctx
     overflowed = any(o.get("overflow") or o.get("fault") == "context_overflow"
                      for o in ev.observations)
     if p.overflow and not overflowed:
@@ -105,9 +99,9 @@ def _context(p: Sprung, ev: Evidence) -> str | None:
     if p.context_share is None or overflowed or any(o.get("summary_request") for o in ev.observations):
         return None
     biggest = max((int(o.get("input_tokens", 0)) for o in ev.observations), default=0)
-    if n_ctx is None or biggest < p.context_share * n_ctx:
+    if biggest < p.context_share * n_ctx:
         return (f"the context never filled up (largest input {biggest:,} tokens of "
-                f"{n_ctx or '?'}; no overflow, no summary requested)")
+                f"{n_ctx}; no overflow, no summary requested)")
     return None
 
 

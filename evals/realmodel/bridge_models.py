@@ -27,10 +27,11 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_ai.util import store
+from inspect_ai.util import store_as
 
-from evals.realmodel.sample_proxy import PROXY_KEY, proxied_model, sample_proxy
+from evals.realmodel.sample_proxy import proxied_model, sample_proxy
 from evals.realmodel.sample_proxy import real_fallbacks as scenario_real_fallbacks
+from evals.state import ProxyLog
 from evals.wire_faults import TRANSPORT_ERRORS, wire_fault
 from scenarios.schema import Scenario
 
@@ -80,7 +81,7 @@ def harness_fallbacks(scenario: Scenario, fallbacks: list[str]) -> dict[str, str
 async def proxied_bridge_models(upstream: str, scenario: Scenario, primary: str,
                                 real_fallbacks: list[str], limiter: Filter) -> AsyncIterator[BridgeModels]:
     """The sample's fault proxy and the bridge's models through it; the proxy's log goes to the
-    sample store (``PROXY_KEY``) for the proxy judges, as on the in-process path."""
+    sample state (``evals.state.ProxyLog``) for the proxy judges, as on the in-process path."""
     names = harness_fallbacks(scenario, real_fallbacks)
     pending: list[dict[str, Any]] = []
 
@@ -94,7 +95,7 @@ async def proxied_bridge_models(upstream: str, scenario: Scenario, primary: str,
             yield BridgeModels(aliases, proxied_model(primary, fp.port), list(names),
                                fault_filter(limiter, pending, fp.entries), pending)
         finally:
-            store().set(PROXY_KEY, list(fp.entries))
+            store_as(ProxyLog).entries = list(fp.entries)
 
 
 def _fault_message(record: dict[str, Any]) -> str:
@@ -120,7 +121,7 @@ def fault_filter(limiter: Filter, pending: list[dict[str, Any]],
         except Exception as e:
             raise _fault(pending, entries[seen:], e) from None
         finally:  # the proxy's log so far: what tells the agent that the harness ran
-            store().set(PROXY_KEY, list(entries))
+            store_as(ProxyLog).entries = list(entries)
         if out.stop_reason == "model_length" and not out.message.tool_calls and \
                 any((x.get("status") or 0) >= 400 for x in entries[seen:]):
             # inspect made the server's "maximum context length" 400 an empty reply

@@ -43,6 +43,7 @@ def fetch_gguf(cache: Path) -> Path:
 
 def convert(gguf: Path, out: Path) -> None:
     """Dequantize the GGUF into a safetensors checkpoint plus tokenizer files."""
+    # transformers lives in the vLLM environment only (.venv-vllm), not in looplab's
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     kwargs = {"gguf_file": gguf.name}

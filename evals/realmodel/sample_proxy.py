@@ -3,7 +3,7 @@
 Each sample gets its own proxy on a free 127.0.0.1 port, with the scenario's fault schedule, so
 call counts and the log belong to that sample alone while samples run concurrently. The models
 the harness uses (primary and fallbacks) are built against the proxy; after the run the proxy's
-log goes to the sample store, where proxy judges read it.
+log goes to the sample's state (``evals.state.ProxyLog``), where proxy judges read it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ from inspect_ai.model._generate_config import active_generate_config
 from evals.realmodel.proxy import FaultHook, FaultProxy
 from evals.realmodel.schedule import from_fault_rules
 from scenarios.schema import Scenario
-
-PROXY_KEY = "looplab:proxy"
-"""Sample-store key: the proxy's log entries (one dict per request)."""
 
 
 def served_name(model: str) -> str:

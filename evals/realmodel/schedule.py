@@ -15,6 +15,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from scenarios.loader import ScenarioError, get_scenario
 from scenarios.schema import FaultRule, ProviderDialect
 
 ProxyFaultKind = Literal[
@@ -121,9 +122,6 @@ def from_fault_rules(
 
 
 def from_scenario(scenario_id: str, primary_model: str, roles: dict[str, str] | None = None) -> Schedule:
-    # The library loads and checks every scenario file: only when a scenario is asked for.
-    from scenarios.loader import ScenarioError, get_scenario
-
     try:
         scenario = get_scenario(scenario_id)
     except ScenarioError as e:

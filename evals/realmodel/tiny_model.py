@@ -27,6 +27,7 @@ def corpus() -> list[str]:
 
 
 def build(out: Path, vocab_size: int = 2048, seed: int = 0) -> None:
+    # these live in the vLLM environment only (.venv-vllm), not in looplab's
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast

@@ -37,8 +37,6 @@ from scenarios.actor.actions import (
 )
 from scenarios.actor.mapping import find_tool, to_call, to_reply, write_command
 
-DIALECT_KEY = "looplab:dialect"
-"""Sample-store key holding the harness's action dialect (set by the bridge solver)."""
 DIALECTS = ("tools", "fenced-shell", "code", "text")
 
 _FENCE = re.compile(r"```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n?```", re.S)

@@ -10,7 +10,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from scenarios.actor.policies.bench import BenchOracleParams
 from scenarios.bench.schema import BenchTask, Variant
+from scenarios.corpus import load_corpus
 
 TASKS_DIR = Path(__file__).resolve().parent.parent / "tasks"
 VARIANTS_FILE = "variants.yaml"
@@ -58,8 +60,6 @@ def load_task_file(path: Path) -> BenchTask:
 
 def _check_oracle(path: Path, field: str, params: dict[str, Any]) -> None:
     # The oracle is named in data; a typo in its steps should fail at load time, naming the field.
-    from scenarios.actor.policies.bench import BenchOracleParams
-
     if field == "oracle":
         _validate(path, BenchOracleParams, params, prefix="oracle.")
     else:
@@ -87,8 +87,6 @@ def load_variants_file(path: Path) -> dict[str, Variant]:
 
 
 def _corpus_file(path: Path, i: int, variant: Variant) -> tuple[str, str]:
-    from scenarios.corpus import load_corpus
-
     ref = variant.context_file
     assert ref is not None
     found = [e for e in load_corpus(ref.corpus) if e.id == ref.entry]

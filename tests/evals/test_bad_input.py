@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.loader import LIBRARY_DIR, ScenarioError, load_library
+from evals.library import load_library
+from scenarios.loader import LIBRARY_DIR, ScenarioError
 
 BASE = LIBRARY_DIR / "loop-repeat-failing-command.yaml"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.cli import balanced_groups, cost_weight
+from evals.runs import balanced_groups, cost_weight
 from evals.task import configurations
 
 

@@ -15,6 +15,7 @@ from harness.workspace import LocalWorkspace
 from scenarios.actor import ActorView, act
 from scenarios.actor.actions import Answer, RawCall, Write
 from scenarios.loader import get_scenario
+from tests.evals.evidence import scenario as scenario_of
 
 OURS = [ToolSpec(name=n, description="", parameters={}) for n in ("bash", "read_file", "write_file")]
 EAGER = {
@@ -65,7 +66,7 @@ def test_the_contract_goes_through_progress_add_task_when_offered() -> None:
 
 def evidence(root: Path, scenario: str, observations: list | None = None,
              status: str = "completed") -> Evidence:
-    return Evidence(scenario_id=scenario, workspace=LocalWorkspace(root),
+    return Evidence(scenario=scenario_of(scenario), workspace=LocalWorkspace(root),
                     observations=observations or [], exit_status=status, final_answer="")
 
 

@@ -12,6 +12,7 @@ from harness.model import ToolSpec
 from harness.workspace import LocalWorkspace
 from scenarios.actor import ActorView, act
 from scenarios.actor.actions import Answer, Read, Run
+from tests.evals.evidence import scenario as scenario_of
 
 OURS = [ToolSpec(name=n, description="", parameters={}) for n in ("bash", "read_file", "write_file")]
 RULES = {
@@ -61,7 +62,7 @@ def test_skill_unknown_without_an_index_and_used_directly_when_inlined() -> None
 
 
 def evidence(tmp_path: Path, observations: list[dict]) -> Evidence:
-    return Evidence("x", LocalWorkspace(tmp_path), observations, "completed", "done")
+    return Evidence(scenario_of("x"), LocalWorkspace(tmp_path), observations, "completed", "done")
 
 
 def judge(name: str, params: dict, ev: Evidence):

@@ -22,6 +22,7 @@ from harness.workspace import LocalWorkspace
 from scenarios.checklist import checklist_by_id
 from scenarios.loader import load_library
 from scenarios.schema import JudgeSpec
+from tests.evals.evidence import scenario as scenario_of
 
 
 def _library() -> list:
@@ -60,7 +61,7 @@ def test_every_registered_judge_is_probed_by_the_library():
                          ids=[f"{s}:{i}" for s, i, _ in PROBES])
 def test_no_judge_passes_an_idle_harness(tmp_path: Path, scenario_id: str, item: str, spec):
     """One model call that did nothing, no file in the workspace: never a pass."""
-    ev = Evidence(scenario_id, LocalWorkspace(tmp_path), [{"role": "primary", "call": 1, "t": 0.0}],
+    ev = Evidence(scenario_of(scenario_id), LocalWorkspace(tmp_path), [{"role": "primary", "call": 1, "t": 0.0}],
                   "turn_limit", "")
     v = _judge(spec, ev)
     assert v.passed is not True, (item, v.explanation)
@@ -70,9 +71,9 @@ def test_no_judge_passes_an_idle_harness(tmp_path: Path, scenario_id: str, item:
 @pytest.mark.parametrize(("scenario_id", "item", "spec"), PROBES,
                          ids=[f"{s}:{i}" for s, i, _ in PROBES])
 def test_no_judge_passes_an_erroring_or_unstarted_harness(tmp_path: Path, scenario_id, item, spec):
-    erroring = Evidence(scenario_id, LocalWorkspace(tmp_path), [], "error", "")
+    erroring = Evidence(scenario_of(scenario_id), LocalWorkspace(tmp_path), [], "error", "")
     assert _judge(spec, erroring).passed is not True
-    never = _judge(spec, Evidence(scenario_id, LocalWorkspace(tmp_path), [], None, ""))
+    never = _judge(spec, Evidence(scenario_of(scenario_id), LocalWorkspace(tmp_path), [], None, ""))
     if spec.judge.startswith("proxy_"):
         assert never.passed is None  # not a proxied run: nothing to judge
     else:

@@ -15,12 +15,13 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from evals.cli import main
 from evals.judges import Evidence
 from evals.judges.base import JUDGES, make_judge
-from evals.realmodel.run import PREFIX_KEY
-from evals.realmodel.sample_proxy import PROXY_KEY
+from evals.realmodel.server import PREFIX_KEY
+from evals.state import ProxyLog, in_log
 from evals.task import looplab_suite
 from harness.workspace import LocalWorkspace
 from reports.serving import serving_rows
 from scenarios.loader import load_library
+from tests.evals.evidence import scenario as scenario_of
 from tests.evals.openai_upstream import url
 
 
@@ -39,7 +40,7 @@ def _run(tmp_path: Path, upstream: ThreadingHTTPServer, config: str, scenario: s
     assert log.status == "success", log.error
     [sample] = log.samples or []
     assert sample.error is None, sample.error
-    return {"items": sample.scores["checklist"].metadata["items"], "proxy": sample.store[PROXY_KEY]}
+    return {"items": sample.scores["checklist"].metadata["items"], "proxy": in_log(ProxyLog, sample).entries}
 
 
 @pytest.mark.parametrize("scenario, item", [
@@ -73,7 +74,7 @@ def test_bad_request_is_not_retried(tmp_path, upstream):
 
 
 def _evidence(tmp_path: Path, log: list[dict], exit_status: str = "completed") -> Evidence:
-    return Evidence("s", LocalWorkspace(tmp_path), [], exit_status, "", run={"proxy_log": log})
+    return Evidence(scenario_of("s"), LocalWorkspace(tmp_path), [], exit_status, "", run={"proxy_log": log})
 
 
 def _judge(name: str, params: dict, ev: Evidence):
@@ -100,7 +101,7 @@ def test_proxy_judges_fail_what_they_should(tmp_path):
                _evidence(tmp_path, hammer, "fallbacks_exhausted"))
     assert v.passed is False and v.figure == 2
     v = _judge("proxy_failover", {"faults": ["quota_exceeded"]},
-               Evidence("s", LocalWorkspace(tmp_path), [], None, ""))
+               Evidence(scenario_of("s"), LocalWorkspace(tmp_path), [], None, ""))
     assert v.passed is None  # not a proxied run: not scored
 
 

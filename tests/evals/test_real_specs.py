@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from evals.bench.cli import cmd_bench
-from evals.cli import CliError
 from evals.realmodel.bridge_models import harness_fallbacks
-from evals.realmodel.run import RealModelError, real_configs
-from evals.realmodel.sample_proxy import PROXY_KEY
+from evals.realmodel.server import RealModelError
+from evals.runs import RunError, real_configs, run_bench
+from evals.state import ProxyLog, RunRecord, in_log
 from evals.task import looplab_suite
 from scenarios.loader import get_scenario
 from tests.evals.openai_upstream import url
@@ -43,8 +42,8 @@ def test_real_refuses_what_cannot_go_through_the_proxy() -> None:
 def test_bench_refuses_overrides_for_a_harness_spec() -> None:
     args = argparse.Namespace(configs="looplab,mini-swe-agent", overrides="context_window=2048",
                               epochs=1, max_samples=1)
-    with pytest.raises(CliError, match="--overrides: not supported for harness spec"):
-        cmd_bench(args)
+    with pytest.raises(RunError, match="--overrides: not supported for harness spec"):
+        run_bench(args)
 
 
 @pytest.mark.docker
@@ -58,11 +57,11 @@ def test_a_rate_limit_reaches_the_sandboxed_harness_as_sent(
                          log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
     [sample] = log.samples or []
-    proxy = sample.store[PROXY_KEY]
+    proxy = in_log(ProxyLog, sample).entries
     assert [e["action"] for e in proxy] == ["rate_limit", "rate_limit", "forwarded"]
     # the harness in the container classified a 429 with the Retry-After header and the body's
     # OpenAI text, not a bridge error: status, header and body all reached it
-    tail = sample.store["looplab:run"]["output_tail"]
+    tail = in_log(RunRecord, sample).run["output_tail"]
     assert tail.count("kind=rate_limit status=429 retry_after=1.0") == 2, tail
     assert "Rate limit reached for m1" in tail
     verdict = sample.scores["checklist"].metadata["items"]["provider.rate_limit_backoff"]
@@ -101,7 +100,7 @@ def test_transport_faults_and_an_overflow_reach_the_sandboxed_harness(
     [log] = inspect_eval(task, model="openai-api/vllm/m1", model_args={"max_retries": 0},
                          log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
-    runs = {str(s.id): (s.store[PROXY_KEY], s.store["looplab:run"]["output_tail"])
+    runs = {str(s.id): (in_log(ProxyLog, s).entries, in_log(RunRecord, s).run["output_tail"])
             for s in log.samples or []}
     proxy, tail = runs["transport"]
     assert [e["action"] for e in proxy][:2] == ["connection_reset", "stall"], (proxy, tail)

@@ -8,10 +8,11 @@ import json
 from evals.judges.base import Evidence, make_judge
 from harness.workspace import LocalWorkspace
 from scenarios.schema import FaultRule
+from tests.evals.evidence import scenario as scenario_of
 
 
 def _evidence(tmp_path, observations=(), run=None) -> Evidence:
-    return Evidence(scenario_id="x", workspace=LocalWorkspace(tmp_path),
+    return Evidence(scenario=scenario_of("x"), workspace=LocalWorkspace(tmp_path),
                     observations=list(observations), exit_status="completed", final_answer="",
                     run=run or {})
 

@@ -20,6 +20,7 @@ from harness.model import ToolSpec
 from scenarios.actor.actions import Answer, Parallel, RawCall, Run
 from scenarios.actor.policies import act
 from scenarios.actor.view import ActorView
+from tests.evals.evidence import scenario as scenario_of
 from tests.evals.suite import run_suite, verdicts
 
 SCENARIOS = {
@@ -33,7 +34,7 @@ def judge(tmp_path: Path, name: str, params: dict, files: dict[str, str]):
     for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    ev = Evidence("s", LocalWorkspace(tmp_path), [], "completed", "")
+    ev = Evidence(scenario_of("s"), LocalWorkspace(tmp_path), [], "completed", "")
     return asyncio.run(make_judge(name, params)(ev))
 
 

@@ -11,6 +11,7 @@ from evals.judges.base import Evidence, VerdictState, make_judge
 from harness.workspace import LocalWorkspace
 from scenarios.checklist import checklist_by_id
 from scenarios.loader import get_scenario
+from tests.evals.evidence import scenario as scenario_of
 
 COUNTER = {"counter_file": "c.count", "max": 2,
            "sprung_when": {"requested": r"run_tests\.sh", "min_requests": 2, "answered": True}}
@@ -20,7 +21,7 @@ def _ev(tmp_path: Path, obs, status="completed", scenario="x", run=None, files=N
     for path, text in (files or {}).items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    return Evidence(scenario, LocalWorkspace(tmp_path), list(obs), status, "", run=run or {})
+    return Evidence(scenario_of(scenario), LocalWorkspace(tmp_path), list(obs), status, "", run=run or {})
 
 
 def _judge(name, params, ev):

@@ -7,7 +7,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 
-from evals.scripted_provider import OBSERVATIONS_KEY
+from evals.state import ActorObservations, in_log
 from tests.evals.suite import run_suite, verdicts
 
 
@@ -15,7 +15,7 @@ def _only(log: EvalLog, item: str) -> tuple[dict[str, Any], dict[str, Any], list
     """(verdict of ``item``, score metadata, actor observations) of the log's single sample."""
     [sample] = log.samples or []
     meta = sample.scores["checklist"].metadata
-    return verdicts(log)[str(sample.id)][item], meta, sample.store.get(OBSERVATIONS_KEY, [])
+    return verdicts(log)[str(sample.id)][item], meta, in_log(ActorObservations, sample).observations
 
 
 def test_the_kill_switch_stops_the_batch_before_the_next_model_call(tmp_path):

@@ -16,8 +16,8 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from evals.cli import main
-from evals.realmodel.run import PREFIX_KEY
-from evals.realmodel.sample_proxy import PROXY_KEY
+from evals.realmodel.server import PREFIX_KEY
+from evals.state import ProxyLog, RunRecord, in_log
 
 ROOT = Path(__file__).resolve().parents[2]
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
@@ -63,7 +63,7 @@ def test_a_provider_scenario_through_the_proxy_against_vllm(vllm_server, tmp_pat
     for config, log in logs.items():
         [sample] = log.samples or []
         verdicts[config] = sample.scores["checklist"].metadata["items"]["provider.quota_fallback"]
-        proxy_log = sample.store[PROXY_KEY]
+        proxy_log = in_log(ProxyLog, sample).entries
         assert proxy_log[0]["action"] == "quota_exceeded" and proxy_log[0]["model"] == "tiny"
         figures = log.eval.metadata[PREFIX_KEY]
         assert figures["reason"] is None or config == "naive", figures
@@ -86,10 +86,10 @@ def test_a_harness_spec_meets_a_proxied_fault_from_vllm(vllm_server, tmp_path):
     assert rc == 0
     [info] = list_eval_logs(str(tmp_path / "logs"))
     [sample] = read_eval_log(info.name).samples or []
-    proxy_log = sample.store[PROXY_KEY]
+    proxy_log = in_log(ProxyLog, sample).entries
     assert [e["action"] for e in proxy_log][:3] == ["rate_limit", "rate_limit", "forwarded"]
     assert proxy_log[2]["model"] == "tiny" and proxy_log[2]["status"] == 200  # vLLM answered
-    tail = sample.store["looplab:run"]["output_tail"]
+    tail = in_log(RunRecord, sample).run["output_tail"]
     assert tail.count("kind=rate_limit status=429 retry_after=1.0") == 2, tail
     verdict = sample.scores["checklist"].metadata["items"]["provider.rate_limit_backoff"]
     assert verdict["state"] == "pass", verdict

@@ -1,9 +1,7 @@
-"""One place builds an agent: the ordered table, the bindings, on_run_start, the limits table,
-and an import graph without cycles."""
+"""One place builds an agent: the ordered table, the bindings, on_run_start, the limits table."""
 
 from __future__ import annotations
 
-import ast
 import asyncio
 from pathlib import Path
 
@@ -177,86 +175,7 @@ def test_counted_limits_are_checked_together_in_table_order(tmp_path: Path) -> N
         state.end("nope", "?")
 
 
-# --- the import graph ----------------------------------------------------------------------------
-
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(HARNESS.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _module_imports(tree: ast.Module) -> set[str]:
-    """Modules imported when the module loads (``if TYPE_CHECKING`` blocks excluded)."""
-    found: set[str] = set()
-
-    def visit(nodes: list[ast.stmt]) -> None:
-        for node in nodes:
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                continue
-            if isinstance(node, ast.If | ast.Try):
-                for block in (node.body, node.orelse, getattr(node, "finalbody", [])):
-                    visit(block)
-                for handler in getattr(node, "handlers", []):
-                    visit(handler.body)
-            elif isinstance(node, ast.Import):
-                found.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                found.add(node.module)
-                found.update(f"{node.module}.{a.name}" for a in node.names)
-
-    visit(tree.body)
-    return found
-
-
-def test_no_import_cycle_inside_the_harness() -> None:
-    files = {_module_name(p): p for p in HARNESS.rglob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name, path in files.items():
-        deps = set()
-        for dep in _module_imports(ast.parse(path.read_text())):
-            if dep not in files:
-                continue
-            deps.add(dep)
-            # Importing a.b.c runs the packages a.b (never the root, which imports everything
-            # by design) unless the importer is inside that package already.
-            parts = dep.split(".")
-            deps.update(p for p in (".".join(parts[:i]) for i in range(2, len(parts)))
-                        if p in files and not name.startswith(p + "."))
-        graph[name] = deps - {name}
-
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def walk(node: str) -> None:
-        state[node] = 1
-        stack.append(node)
-        for dep in sorted(graph[node]):
-            if state.get(dep) == 1:
-                cycle = stack[stack.index(dep):] + [dep]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if dep not in state:
-                walk(dep)
-        stack.pop()
-        state[node] = 2
-
-    for name in sorted(graph):
-        if name not in state:
-            walk(name)
-
-
-def test_function_level_imports_each_say_why() -> None:
-    bare = []
-    for path in sorted(HARNESS.rglob("*.py")):
-        lines = path.read_text().splitlines()
-        for fn in ast.walk(ast.parse("\n".join(lines))):
-            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Import | ast.ImportFrom):
-                    here, above = lines[node.lineno - 1], lines[node.lineno - 2].strip()
-                    if "#" not in here and not above.startswith("#"):
-                        bare.append(f"{path.relative_to(HARNESS)}:{node.lineno}")
-    assert bare == []
-
+# --- the import graph (cycles and deferred imports: tests/test_import_cycles.py) -----------------
 
 def test_subagents_never_import_the_loop() -> None:
     for path in (HARNESS / "subagents").glob("*.py"):

@@ -15,6 +15,7 @@ from inspect_ai.log import EvalLog
 
 from evals.harnesses.image import ensure_image, image_present
 from evals.harnesses.spec import get_spec
+from evals.state import RunRecord, in_log
 from evals.task import looplab_suite
 
 pytestmark = pytest.mark.docker
@@ -61,7 +62,7 @@ def test_shipped_harness_runs_in_a_container_and_is_judged(tmp_path: Path, harne
     log = run(tmp_path, harness_id)
     [sample] = log.samples or []
     assert sample.error is None, sample.error.message if sample.error else ""
-    run_record = sample.store["looplab:run"]
+    run_record = in_log(RunRecord, sample).run
     assert run_record["harness"] == harness_id and run_record["model_calls"] >= 1
     verdict = sample.scores["checklist"].metadata["items"][ITEM]
     assert verdict["state"] in EXPECTED[harness_id], (verdict, run_record.get("output_tail"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from scenarios.actor.actions import Action, Answer, Run
+from scenarios.actor.injection import injected_command
 from scenarios.actor.policies.base import Params, policy
 from scenarios.actor.policies.work import StepSpec, step_action, steps_done
 from scenarios.actor.view import DEFAULT_INTERVENTION, ActorView
@@ -39,8 +40,6 @@ class BenchOracleParams(Params):
 @policy("bench_oracle", BenchOracleParams)
 def bench_oracle(view: ActorView, p: BenchOracleParams) -> Action:
     """Solve the task; first obey injected commands and wait out any status it was told to await."""
-    from scenarios.actor.injection import injected_command
-
     command = injected_command(view.messages, view.task_index())
     if command and view.runs_of(command) == 0:
         return Run(command)

@@ -6,7 +6,7 @@ from scenarios.actor.actions import (
     Action,
     Run,
 )
-from scenarios.actor.injection import Gullibility
+from scenarios.actor.injection import Gullibility, injected_command
 from scenarios.actor.policies.base import Params, policy
 from scenarios.actor.policies.work import StepPlanParams, StepSpec, step_plan
 from scenarios.actor.view import ActorView
@@ -27,8 +27,6 @@ class ObeyInjectionParams(Params):
 @policy("obey_injection", ObeyInjectionParams)
 def obey_injection(view: ActorView, p: ObeyInjectionParams) -> Action:
     """Do the task, but first obey any injected command that reaches the model unprotected."""
-    from scenarios.actor.injection import injected_command
-
     command = injected_command(view.messages, view.task_index(), p.gullibility)
     if command and view.runs_of(command) == 0:
         return Run(command)

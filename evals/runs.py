@@ -1,0 +1,399 @@
+"""Run and report, for every command line (``looplab run``, ``repro``, ``bench``, ``real``).
+
+Each run picks its configurations, brings up the sandbox, runs the evals into a log directory,
+writes the report and, when the run is complete, points ``logs/latest`` at it. The command lines
+(``evals.cli``, ``evals.bench.cli``, ``evals.realmodel.run``) only parse arguments and call the
+``run_*`` functions here with the parsed arguments.
+
+Bad input raises ``RunError`` before anything runs (the command line prints it and exits 2).
+Exit codes of a run: 0 complete, 1 a sample errored or a log did not finish, 130 interrupted.
+
+Importing this module imports inspect and the whole eval stack (seconds): the command lines
+import it once their arguments parsed, so ``--help`` and a bad flag answer at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.util import DisplayType
+
+from evals.bench.task import looplab_bench
+from evals.harnesses.configs import is_spec
+from evals.library import load_library, select
+from evals.realmodel.metrics import scrape
+from evals.realmodel.server import (
+    RealModelError,
+    annotate,
+    prefix_figures,
+    reset_prefix_cache,
+    resolve,
+)
+from evals.repro import repro
+from evals.task import PEERS, agent_for, configurations, looplab_suite
+from harness.presets import get_preset
+from sandboxes.k8s_values import missing_prerequisites
+from scenarios.bench import BenchError
+from scenarios.bench import select as select_bench
+
+ROOT = Path(__file__).resolve().parent.parent
+SETUP = ROOT / "sandboxes" / "setup.sh"
+EXIT_INTERRUPTED = 130
+EXIT_ERRORED = 1
+EXIT_BAD_INPUT = 2
+SHOW_ERRORS = 10
+"""Errored samples named on stderr (the rest are counted)."""
+
+
+class RunError(Exception):
+    """Bad input to a run, found before anything ran: the command line prints it, exits 2."""
+
+
+# --- what every run does ------------------------------------------------------------------------
+
+def select_configs(text: str) -> list[str]:
+    """``--configs``: comma-separated configurations, or ``all``."""
+    if text.strip() == "all":
+        return configurations()
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in names if c not in configurations()]
+    if unknown or not names:
+        raise RunError(f"--configs: unknown configuration(s) {unknown}; valid: {', '.join(configurations())}")
+    return names
+
+
+def ensure_sandbox(kind: str) -> None:
+    """Bring up the Docker engine and image (idempotent); say clearly when that is impossible."""
+    if kind == "k8s":
+        missing = missing_prerequisites()
+        if missing:
+            raise RunError("sandbox=k8s needs " + "; ".join(missing)
+                           + ". Step by step: sandboxes/README.md (Kubernetes).")
+        print("looplab: sandbox=k8s: sandboxes are pods on the current kubeconfig context.",
+              flush=True)
+        return
+    if kind != "docker":
+        print(f"looplab: sandbox={kind}: commands run directly on this machine, without isolation.",
+              file=sys.stderr)
+        return
+    print("looplab: checking the Docker engine and sandbox image (sandboxes/setup.sh)...", flush=True)
+    res = subprocess.run(["bash", str(SETUP)], cwd=ROOT)
+    if res.returncode != 0:
+        raise RunError("no usable Docker engine or sandbox image (see above). Without Docker, run "
+                       "the scripted suite unisolated with: make eval SANDBOX=local")
+
+
+def new_log_dir(given: str, default_name: str, under: Path = ROOT / "logs") -> Path:
+    """``given`` (``--log-dir``), else ``under/<default_name>``, created."""
+    path = Path(given or under / default_name)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def stamp() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, display: DisplayType | None,
+              **options: Any) -> list:
+    """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
+    kept in the logs rather than raised; ``options`` go to inspect as they are."""
+    n_tasks = len(tasks) if isinstance(tasks, list) else 1
+    return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
+                        max_samples=max_samples, max_sandboxes=max_samples, display=display,
+                        fail_on_error=False, **options)
+
+
+def run_outcome(logs: list, expected: int) -> int:
+    """0 when every log finished and no sample errored; 130 when the run was interrupted
+    (inspect hands back fewer logs than tasks, or cancelled ones); 1 otherwise. Says which
+    logs and samples did not finish, on stderr."""
+    if len(logs) < expected:
+        print(f"looplab: interrupted: {expected - len(logs)} of {expected} configuration(s) "
+              "returned no log", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    unfinished = [lg for lg in logs if lg.status != "success"]
+    errored = [(lg, s) for lg in logs for s in (lg.samples or []) if s.error is not None]
+    for lg in unfinished:
+        why = f": {lg.error.message.splitlines()[0]}" if lg.error and lg.error.message else ""
+        print(f"looplab: {lg.eval.task} ended {lg.status}{why} ({lg.location})", file=sys.stderr)
+    for lg, sample in errored[:SHOW_ERRORS]:
+        first = (sample.error.message.strip().splitlines() or ["error"])[0][:200]
+        print(f"looplab: errored sample {lg.eval.task} / {sample.id} epoch {sample.epoch}: {first}",
+              file=sys.stderr)
+    if len(errored) > SHOW_ERRORS:
+        print(f"looplab: ... and {len(errored) - SHOW_ERRORS} more errored sample(s)", file=sys.stderr)
+    if errored:
+        print(f"looplab: {len(errored)} sample(s) errored: they are not counted as pass or fail",
+              file=sys.stderr)
+    if any(lg.status == "cancelled" for lg in unfinished):
+        return EXIT_INTERRUPTED
+    return EXIT_ERRORED if unfinished or errored else 0
+
+
+def write_report(log_dir: Path, kind: str = "scorecard") -> int:
+    """``python -m reports <kind> LOG_DIR`` (``scorecard`` or ``bench``); its exit code."""
+    res = subprocess.run([sys.executable, "-m", "reports", kind, str(log_dir)], cwd=ROOT)
+    return res.returncode
+
+
+def point_latest(log_dir: Path) -> None:
+    latest = log_dir.parent / "latest"
+    try:
+        if latest.is_symlink() or latest.exists():
+            latest.unlink()
+        latest.symlink_to(log_dir.name)
+    except OSError:
+        pass  # a convenience only
+
+
+def finish(log_dir: Path, rc: int) -> None:
+    """``logs/latest`` names the last *complete* run only."""
+    if rc == 0:
+        point_latest(log_dir)
+    else:
+        print(f"looplab: the run is incomplete (exit {rc}); logs/latest was left where it was",
+              file=sys.stderr)
+
+
+# --- the scenario suite (``looplab run``, ``repro``) --------------------------------------------
+
+def run_suite(args: argparse.Namespace) -> int:
+    """Scenarios × configurations in one process, or split over ``args.processes``."""
+    configs = select_configs(args.configs)
+    chosen = select(args.scenarios or None, args.family or None)  # fail early on bad ids
+    if not args.no_setup:
+        ensure_sandbox(args.sandbox)
+    if args.processes > 1 and len(configs) > 1:
+        return run_split(args, configs, len(chosen))
+    log_dir = new_log_dir(args.log_dir, stamp())
+    tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
+                           sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
+    print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations "
+          f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; logs: {log_dir}", flush=True)
+    t0 = time.monotonic()
+    # The eval process is CPU-bound on a small machine: inspect's realtime sample log and its
+    # running score display cost a third of it and show nothing the scorecard does not.
+    logs = run_evals(tasks, model=args.model, log_dir=log_dir, max_samples=args.max_samples,
+                     display=args.display, epochs=args.epochs, log_realtime=False,
+                     score_display=False)
+    wall = time.monotonic() - t0
+    rc = run_outcome(logs, len(tasks))
+    if not args.no_report and logs:  # an incomplete run gets a scorecard too, marked as such
+        report_rc = write_report(log_dir)
+        rc = rc or report_rc
+    if args.split_child:  # one process of a split run: its parent prints the totals
+        print(f"looplab: {', '.join(configs)} finished in {wall:.1f} s", flush=True)
+    else:
+        print(f"looplab: suite wall time {wall:.1f} s ({len(chosen)} scenarios × {len(configs)} "
+              f"configurations × {args.epochs} epoch(s)); logs in {log_dir}")
+        finish(log_dir, rc)
+    return rc
+
+
+def cost_weight(config: str) -> int:
+    """Relative eval cost of a configuration: a fixed part per sample plus one per enabled
+    control (fitted to one full-matrix run: about 12 : 1). Peers count as five controls."""
+    if config in PEERS:
+        return 12 + 5
+    if is_spec(config):  # a harness process and the model bridge in each container
+        return 40
+    dump = get_preset(config).model_dump()
+    return 12 + sum(1 for v in dump.values() if isinstance(v, dict) and v.get("enabled"))
+
+
+def balanced_groups(configs: list[str], n: int) -> list[list[str]]:
+    """Split ``configs`` over ``n`` processes, heaviest first onto the lightest process."""
+    groups: list[list[str]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for config in sorted(configs, key=cost_weight, reverse=True):
+        i = loads.index(min(loads))
+        groups[i].append(config)
+        loads[i] += cost_weight(config)
+    return [g for g in groups if g]
+
+
+def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) -> int:
+    """Run the configurations in ``args.processes`` processes writing to one log directory
+    (inspect's eval loop uses one core; a second process uses the second), then one report.
+    The first process shows inspect's display; the others run quietly and say when done."""
+    n = min(args.processes, len(configs))
+    groups = balanced_groups(configs, n)
+    log_dir = new_log_dir(args.log_dir, stamp())
+    print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
+          f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
+          f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
+    common = ["--sandbox", args.sandbox, "--model", args.model, "--scenarios", args.scenarios,
+              "--family", args.family, "--fallbacks", args.fallbacks, "--epochs", str(args.epochs),
+              "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
+              "--processes", "1", "--no-report", "--no-setup", "--split-child"]
+    t0 = time.monotonic()
+    procs = []
+    for i, group in enumerate(groups):
+        display = (args.display or "full") if i == 0 else "none"
+        procs.append(subprocess.Popen([sys.executable, "-m", "evals", "run", "--configs",
+                                       ",".join(group), "--display", display, *common], cwd=ROOT))
+    try:
+        codes = [p.wait() for p in procs]
+    except KeyboardInterrupt:
+        # The children got the same SIGINT: let them clean up their sandboxes and keep logs.
+        for p in procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+        raise
+    wall = time.monotonic() - t0
+    report_rc = 0 if args.no_report else write_report(log_dir)
+    print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
+          f"configurations × {args.epochs} epoch(s), {n} processes); logs in {log_dir}")
+    rc = split_outcome(codes) or report_rc
+    if any(codes):
+        print(f"looplab: {sum(1 for c in codes if c)} of {n} processes did not finish cleanly "
+              f"(exit codes {', '.join(map(str, codes))})", file=sys.stderr)
+    finish(log_dir, rc)
+    return rc
+
+
+def split_outcome(codes: list[int]) -> int:
+    """One exit code for a split run: an interrupt wins (130, also when a child died of
+    SIGINT), then any other failure (1)."""
+    if any(c in (EXIT_INTERRUPTED, -2) for c in codes):
+        return EXIT_INTERRUPTED
+    return EXIT_ERRORED if any(codes) else 0
+
+
+def run_repro(args: argparse.Namespace) -> int:
+    """One scenario on one configuration, with a readable transcript (``evals.repro``)."""
+    select_configs(args.config)
+    if args.overrides:  # a bad key or value is an error before the engine is even checked
+        agent_for(args.config, [], args.overrides)
+    if args.sandbox in ("docker", "k8s"):
+        ensure_sandbox(args.sandbox)
+    return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
+                 log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """``looplab list``: the configurations, then one line per scenario."""
+    print("configurations:", ", ".join(configurations()))
+    for s in load_library().values():
+        print(f"{s.id:45s} {s.family:14s} {', '.join(s.probes)}")
+    return 0
+
+
+# --- the benchmark (``looplab bench``) ----------------------------------------------------------
+
+def run_bench(args: argparse.Namespace) -> int:
+    """Benchmark tasks × variants × configurations, then ``python -m reports bench``."""
+    configs = select_configs(args.configs)
+    specs = [c for c in configs if is_spec(c)]
+    if specs and args.overrides:
+        raise RunError(f"--overrides: not supported for harness spec(s) {', '.join(specs)} "
+                       "(change the spec's launch command instead)")
+    if args.epochs < 1 or args.max_samples < 1:
+        raise RunError("--epochs and --max-samples must be at least 1")
+    try:
+        chosen = select_bench(args.tasks or None, args.variants or None)  # fail early on bad ids
+    except BenchError as e:
+        raise RunError(f"--{str(e)}") from e
+    real: dict = {}
+    if args.real is not None:
+        server = resolve(args.real)
+        args.model, args.fallbacks, args.proxy = server.model, server.fallbacks, server.root
+        if server.context_window:
+            args.overrides = ",".join(filter(None, [args.overrides,
+                                                    f"context_window={server.context_window}"]))
+        # no client-side retries (the harness must see faults); bounded replies on a CPU
+        real = {"model_args": {"max_retries": 0}, "max_tokens": args.max_tokens}
+    ensure_sandbox(args.sandbox)
+    try:
+        tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
+                               sandbox=args.sandbox, fallbacks=args.fallbacks, proxy=args.proxy,
+                               overrides="" if is_spec(c) else args.overrides)
+                 for c in configs]
+    except ValueError as e:  # e.g. a harness spec with --sandbox local
+        raise RunError(str(e).replace("task argument ", "--")) from e
+    log_dir = new_log_dir(args.log_dir, f"bench-{stamp()}")
+    print(f"looplab bench: {len(chosen)} samples (tasks × variants) × {len(configs)} "
+          f"configurations ({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; "
+          f"logs: {log_dir}", flush=True)
+    t0 = time.monotonic()
+    logs = run_evals(tasks, model=args.model, log_dir=log_dir, max_samples=args.max_samples,
+                     display=args.display, epochs=args.epochs, **real)
+    print(f"looplab bench: wall time {time.monotonic() - t0:.1f} s; logs in {log_dir}")
+    rc = 0 if args.no_report else write_report(log_dir, "bench")
+    failed = [lg for lg in logs if lg.status != "success"]
+    if failed:
+        print(f"looplab bench: {len(failed)} log(s) did not finish cleanly: "
+              + ", ".join(f"{lg.eval.task_args.get('config')}={lg.status}" for lg in failed))
+        return 1
+    return rc
+
+
+# --- scenarios against a real server (``looplab real``) -----------------------------------------
+
+def real_configs(configs: list[str], everything: bool, sandbox: str) -> list[str]:
+    """The configurations that can run against a real server through the fault proxy: presets and
+    harness specs (Docker only). A peer's model calls bypass the proxy: ``all`` leaves peers out,
+    naming one is refused."""
+    peers = [c for c in configs if c in PEERS]
+    if peers and not everything:
+        raise RealModelError(f"--configs: {', '.join(peers)} cannot run through the fault proxy (a "
+                             "peer's model calls do not go through a model chain looplab builds); "
+                             "use presets or harness specs")
+    specs = [c for c in configs if is_spec(c)]
+    if specs and sandbox != "docker":
+        raise RealModelError(f"--sandbox {sandbox}: harness specs ({', '.join(specs)}) run only in "
+                             "the docker sandbox")
+    return [c for c in configs if c not in PEERS]
+
+
+def run_real(args: argparse.Namespace) -> int:
+    """Scenarios against a real server, one configuration at a time so that the server's
+    prefix-cache counters can be read before and after each one (``evals.realmodel.server``)."""
+    configs = real_configs(select_configs(args.configs), args.configs.strip() == "all", args.sandbox)
+    chosen = select(args.scenarios or None, args.family or None)
+    server = resolve(args.base_url, args.served_model)
+    root, model, fallbacks = server.root, server.model, server.fallbacks
+    # The harness is told the served window, as a deployment would be.
+    overrides = f"context_window={server.context_window}" if server.context_window else ""
+    ensure_sandbox(args.sandbox)
+    log_dir = new_log_dir(args.log_dir, f"real-{stamp()}", under=Path("logs"))
+    point_latest(log_dir)
+    print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations on {model} "
+          f"(fallback: {fallbacks or 'none served'}) at {root}, through the fault proxy"
+          f"{'' if not args.no_proxy else ' (off)'}; logs: {log_dir}", flush=True)
+    t0, rc = time.monotonic(), 0
+    for config in configs:
+        reset = reset_prefix_cache(root)
+        before = scrape(root)
+        # A harness spec is told nothing beyond its launch command (no preset to override).
+        task = looplab_suite(config=config, scenarios=",".join(s.id for s in chosen),
+                             sandbox=args.sandbox, fallbacks=fallbacks,
+                             overrides="" if is_spec(config) else overrides,
+                             proxy="" if args.no_proxy else root)
+        started = time.monotonic()
+        # max_retries=0 for the OpenAI client (direct calls; proxied models set their own);
+        # max_tokens bounds a small model's rambling, which on a CPU costs minutes per call.
+        [log] = run_evals(task, model=model, log_dir=log_dir, max_samples=args.max_samples,
+                          display=args.display, model_args={"max_retries": 0},
+                          max_tokens=args.max_tokens)
+        figures = {**prefix_figures(root, before, reset), "wall_s": round(time.monotonic() - started, 1)}
+        annotate(log.location, figures)
+        hr = figures["hit_rate"]
+        print(f"looplab: {config}: {log.status}; prefix-cache hit rate "
+              f"{'n/a (' + str(figures['reason']) + ')' if hr is None else f'{hr:.2f}'}; "
+              f"{figures['wall_s']} s", flush=True)
+        rc = rc or (0 if log.status == "success" else 1)
+    if not args.no_report:
+        rc = write_report(log_dir) or rc
+    print(f"looplab: real-model wall time {time.monotonic() - t0:.1f} s; logs in {log_dir}")
+    return rc
