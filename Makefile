@@ -14,6 +14,7 @@ MODEL ?= scripted/suite# model: scripted/suite, scripted/<scenario-id>, vllm/...
 EPOCHS ?= 1# epochs per sample (more than 1 gives compare its statistics)
 SCENARIOS ?=# eval: comma-separated scenario ids (default: all)
 FAMILY ?=# eval: only this checklist family (loop, context, provider, security...)
+SUITE ?=# eval: library (the scenario files with their corpus expansions), families (the generated variants) or all (default)
 LOGS ?= logs/latest# log directory that report and compare read
 SCENARIO ?=# repro and proxy: one scenario id
 CONFIG ?= looplab# repro: the configuration
@@ -58,8 +59,8 @@ harness-images: venv ## Build the images of the harness specs (sandboxes/harness
 browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
 
-eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit 1: a sample errored, 130: interrupted)
-	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY))
+eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=, SUITE=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit 1: a sample errored, 130: interrupted)
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SUITE),--suite $(SUITE))
 
 report: venv ## Write the scorecard for LOGS (default: logs/latest) to reports/out/<run>/
 	$(PY) -m reports scorecard $(LOGS)

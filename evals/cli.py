@@ -21,6 +21,7 @@ import sys
 
 from evals.bench.cli import add_parser as add_bench_parser
 from evals.realmodel.run import add_parser as add_real_parser
+from evals.sandbox_check import start_check
 
 
 def positive_int(text: str) -> int:
@@ -44,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--model", default="scripted/suite")
     r.add_argument("--scenarios", default="", help="comma-separated scenario ids (default: all)")
     r.add_argument("--family", default="")
+    r.add_argument("--suite", default="all", choices=["all", "library", "families"],
+                   help="library: the scenario files with their corpus expansions; families: "
+                        "the generated variants; all (default): both")
     r.add_argument("--fallbacks", default="", help="fallback models for real-model runs")
     r.add_argument("--epochs", type=positive_int, default=1)
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
@@ -76,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     ls.set_defaults(run="run_list")
 
     args = p.parse_args(argv)
+    # The sandbox's readiness is checked while the eval stack is imported (read-only: a bad
+    # argument found later has changed nothing).
+    if not getattr(args, "no_setup", False):
+        args.sandbox_check = start_check(getattr(args, "sandbox", None))
     # evals.runs imports inspect and the eval stack (seconds): only once the arguments parsed
     from evals import runs
 

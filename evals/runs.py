@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -37,6 +38,7 @@ from evals.realmodel.server import (
     resolve,
 )
 from evals.repro import repro
+from evals.sandbox_check import ready as sandbox_ready
 from evals.task import PEERS, agent_for, configurations, looplab_suite
 from harness.presets import get_preset
 from sandboxes.k8s_values import missing_prerequisites
@@ -69,8 +71,10 @@ def select_configs(text: str) -> list[str]:
     return names
 
 
-def ensure_sandbox(kind: str) -> None:
-    """Bring up the Docker engine and image (idempotent); say clearly when that is impossible."""
+def ensure_sandbox(kind: str, check: Any = None) -> None:
+    """Bring up the Docker engine and image (idempotent); say clearly when that is impossible.
+    ``check``: the read-only readiness check the command line started (``evals.sandbox_check``):
+    when it found everything ready, there is nothing to do."""
     if kind == "k8s":
         missing = missing_prerequisites()
         if missing:
@@ -82,6 +86,10 @@ def ensure_sandbox(kind: str) -> None:
     if kind != "docker":
         print(f"looplab: sandbox={kind}: commands run directly on this machine, without isolation.",
               file=sys.stderr)
+        return
+    if sandbox_ready(check):
+        print("looplab: Docker engine up, sandbox image current (sandboxes/setup.sh --check)",
+              flush=True)
         return
     print("looplab: checking the Docker engine and sandbox image (sandboxes/setup.sh)...", flush=True)
     res = subprocess.run(["bash", str(SETUP)], cwd=ROOT)
@@ -106,9 +114,11 @@ def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, displa
     """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
     kept in the logs rather than raised; ``options`` go to inspect as they are."""
     n_tasks = len(tasks) if isinstance(tasks, list) else 1
+    # No control server: nothing here uses inspect's live control channel, and it costs a web
+    # server's start and stop in every run.
     return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
                         max_samples=max_samples, max_sandboxes=max_samples, display=display,
-                        fail_on_error=False, **options)
+                        fail_on_error=False, ctl_server=False, **options)
 
 
 def run_outcome(logs: list, expected: int) -> int:
@@ -139,9 +149,23 @@ def run_outcome(logs: list, expected: int) -> int:
 
 
 def write_report(log_dir: Path, kind: str = "scorecard") -> int:
-    """``python -m reports <kind> LOG_DIR`` (``scorecard`` or ``bench``); its exit code."""
-    res = subprocess.run([sys.executable, "-m", "reports", kind, str(log_dir)], cwd=ROOT)
-    return res.returncode
+    """``python -m reports <kind> LOG_DIR`` (``scorecard`` or ``bench``) in this process, where
+    inspect and the eval stack are loaded already; its exit code."""
+    from reports.cli import main as reports_main  # pandas and matplotlib: only for a report
+
+    return reports_main([kind, str(log_dir)])
+
+
+def preload_report() -> threading.Thread:
+    """Import the report's modules in the background (a split run's parent does while its
+    children run), so the scorecard is written the moment the run ends."""
+    def load() -> None:
+        import reports.cli  # noqa: F401
+        import reports.scorecard  # noqa: F401
+
+    thread = threading.Thread(target=load, name="looplab-report-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def point_latest(log_dir: Path) -> None:
@@ -168,14 +192,15 @@ def finish(log_dir: Path, rc: int) -> None:
 def run_suite(args: argparse.Namespace) -> int:
     """Scenarios × configurations in one process, or split over ``args.processes``."""
     configs = select_configs(args.configs)
-    chosen = select(args.scenarios or None, args.family or None)  # fail early on bad ids
+    chosen = select(args.scenarios or None, args.family or None, args.suite)  # bad ids fail early
     if not args.no_setup:
-        ensure_sandbox(args.sandbox)
+        ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     if args.processes > 1 and len(configs) > 1:
         return run_split(args, configs, len(chosen))
     log_dir = new_log_dir(args.log_dir, stamp())
     tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
-                           sandbox=args.sandbox, fallbacks=args.fallbacks) for c in configs]
+                           sandbox=args.sandbox, fallbacks=args.fallbacks, suite=args.suite)
+             for c in configs]
     print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}; logs: {log_dir}", flush=True)
     t0 = time.monotonic()
@@ -231,10 +256,12 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) ->
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
           f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
     common = ["--sandbox", args.sandbox, "--model", args.model, "--scenarios", args.scenarios,
-              "--family", args.family, "--fallbacks", args.fallbacks, "--epochs", str(args.epochs),
+              "--family", args.family, "--suite", args.suite, "--fallbacks", args.fallbacks,
+              "--epochs", str(args.epochs),
               "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
               "--processes", "1", "--no-report", "--no-setup", "--split-child"]
     t0 = time.monotonic()
+    preloading = None if args.no_report else preload_report()
     procs = []
     for i, group in enumerate(groups):
         display = (args.display or "full") if i == 0 else "none"
@@ -251,6 +278,8 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int) ->
                 p.terminate()
         raise
     wall = time.monotonic() - t0
+    if preloading is not None:
+        preloading.join()
     report_rc = 0 if args.no_report else write_report(log_dir)
     print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
           f"configurations × {args.epochs} epoch(s), {n} processes); logs in {log_dir}")
@@ -276,7 +305,7 @@ def run_repro(args: argparse.Namespace) -> int:
     if args.overrides:  # a bad key or value is an error before the engine is even checked
         agent_for(args.config, [], args.overrides)
     if args.sandbox in ("docker", "k8s"):
-        ensure_sandbox(args.sandbox)
+        ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
                  log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
 
@@ -313,7 +342,7 @@ def run_bench(args: argparse.Namespace) -> int:
                                                     f"context_window={server.context_window}"]))
         # no client-side retries (the harness must see faults); bounded replies on a CPU
         real = {"model_args": {"max_retries": 0}, "max_tokens": args.max_tokens}
-    ensure_sandbox(args.sandbox)
+    ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     try:
         tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
                                sandbox=args.sandbox, fallbacks=args.fallbacks, proxy=args.proxy,
@@ -365,7 +394,7 @@ def run_real(args: argparse.Namespace) -> int:
     root, model, fallbacks = server.root, server.model, server.fallbacks
     # The harness is told the served window, as a deployment would be.
     overrides = f"context_window={server.context_window}" if server.context_window else ""
-    ensure_sandbox(args.sandbox)
+    ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     log_dir = new_log_dir(args.log_dir, f"real-{stamp()}", under=Path("logs"))
     point_latest(log_dir)
     print(f"looplab: {len(chosen)} scenarios × {len(configs)} configurations on {model} "
