@@ -141,6 +141,7 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
         write_via_archive(container_id, f"{FLOOR_DIR}/answers.json", json.dumps(answers).encode())
         write_via_archive(container_id, TASK_FILE, scenario.prompt.encode())
         api = api_client()
+        _workspace(api, container_id, scenario)
         server, sock = attach_exec(api, container_id, ["python3", f"{FLOOR_DIR}/floor_server.py",
                                                        f"{FLOOR_DIR}/answers.json", "13131"])
         _wait_for(sock, b"ready")
@@ -167,6 +168,22 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
     phases = {"container": started - t0, "start": first - launched, "calls": last - first,
               "exit": exited - last}
     return Run(phases, arrivals, note="" if code == 0 else f"exit {code}", cpu=usage / 1e9)
+
+
+def _workspace(api: Any, container_id: str, scenario: Any) -> None:
+    """The scenario's files and set-up commands, as the eval's set-up makes them (untimed):
+    the harness's tool calls then do the same work in the floor as in the eval."""
+    from sandboxes.docker_files import write_via_archive
+    from sandboxes.docker_io import run_exec
+
+    for path, content in scenario.files.items():
+        write_via_archive(container_id, f"/workspace/{path}", content.encode())
+    for command in scenario.setup:
+        out = run_exec(api, container_id, ["bash", "-c", command], stdin=None,
+                       workdir="/workspace", env=None, user=None, deadline_s=120,
+                       output_limit=1 << 20)
+        if out.returncode != 0:
+            raise RuntimeError(f"floor set-up of {scenario.id}: {command[:80]!r} failed")
 
 
 def _wait_for(sock: Any, marker: bytes, timeout_s: float = 60) -> None:

@@ -20,6 +20,7 @@ import logging
 import queue
 import socket
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,23 @@ def attach_exec(api: Any, container_id: str, argv: list[str],
     sock = getattr(wrapped, "_sock", wrapped)
     sock.settimeout(None)
     return wrapped, sock
+
+
+def pump_stdout(sock: Any, on_stdout: Callable[[bytearray], None], stderr: bytearray) -> None:
+    """Read an attached exec's multiplexed stream until it ends: its stdout is appended to one
+    buffer, handed to ``on_stdout`` after each frame (it takes the complete lines off the
+    front); the last 4 KiB of its stderr are kept in ``stderr``. Raises OSError, or whatever
+    ``on_stdout`` raises for a bad line (ValueError)."""
+    frames, line = bytearray(), bytearray()
+    while chunk := sock.recv(65536):
+        frames += chunk
+        for stream, payload in take_frames(frames):
+            if stream == _STDOUT:
+                line += payload
+                on_stdout(line)
+            else:
+                stderr += payload
+                del stderr[:-4096]
 
 
 def boot_line(source: Path) -> bytes:
@@ -187,20 +205,9 @@ class AgentChannel:
         # The reader ends when the engine closes the stream after the agent has exited.
 
     def _read_loop(self) -> None:
-        frames, line = bytearray(), bytearray()
         reason = "the sandbox command channel ended"
         try:
-            while True:
-                chunk = self._sock.recv(65536)
-                if not chunk:
-                    break
-                frames += chunk
-                for stream, payload in take_frames(frames):
-                    if stream == _STDOUT:
-                        line += payload
-                        self._dispatch_lines(line)
-                    else:
-                        self._stderr = (self._stderr + payload)[-4096:]
+            pump_stdout(self._sock, self._dispatch_lines, self._stderr)
         except (OSError, ValueError) as err:
             reason = f"the sandbox command channel failed: {err}"
         finally:

@@ -23,8 +23,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from .docker_agent import AGENT_ARGV, attach_exec, boot_line
-from .docker_io import _STDOUT, take_frames
+from .docker_agent import AGENT_ARGV, attach_exec, boot_line, pump_stdout
 
 logger = logging.getLogger(__name__)
 
@@ -138,17 +137,9 @@ class ModelRelay:
             pass
 
     def _read_loop(self) -> None:
-        frames, line = bytearray(), bytearray()
         reason = "the model relay's stream ended"
         try:
-            while chunk := self._sock.recv(65536):
-                frames += chunk
-                for stream, payload in take_frames(frames):
-                    if stream == _STDOUT:
-                        line += payload
-                        self._dispatch(line)
-                    else:
-                        self._stderr = (self._stderr + payload)[-4096:]
+            pump_stdout(self._sock, self._dispatch, self._stderr)
         except (OSError, ValueError) as err:
             reason = f"the model relay's stream failed: {err}"
         finally:
