@@ -136,6 +136,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
         # Containers of runs that died without cleaning up (kill -9) go before this one starts.
         await asyncio.to_thread(reap_orphans_once)
         TASK_SCOPE.set(uuid.uuid4().hex)
+        install_exit_handlers()  # containers are made from here on (the pool starts at once)
         POOLS.acquire(resolved)
         # Containers for the first samples are made while inspect sets up the eval, not when
         # the first sample asks (as many as samples are expected, at most `warm`).
