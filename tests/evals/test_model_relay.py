@@ -15,9 +15,9 @@ from inspect_ai.dataset import Sample
 from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.util import SandboxEnvironmentSpec, sandbox
 
-from evals.harnesses.model_relay import client_dialect, relay_bridge, route
-
-pytestmark = pytest.mark.docker
+from evals.harnesses.model_relay import client_dialect, fault_answer, relay_bridge, route
+from evals.scripted_provider import ScriptedConnectionError, ScriptedFault
+from evals.wire_faults import cut_stream, wire_fault
 
 # A raw urllib client (the sandbox image has no SDK): one request per line of REQUESTS; the
 # scenario answers model calls 2 and 3 with a 429 (Retry-After 1 s).
@@ -77,6 +77,7 @@ def _run_client() -> tuple[list[dict[str, Any]], int]:
     return seen, kept[0]
 
 
+@pytest.mark.docker
 def test_a_client_in_the_container_gets_each_api_and_the_fault_as_sent() -> None:
     answers, messages = _run_client()
     chat, limited, anthropic_limited, responses, gemini, anthropic, models = answers
@@ -108,3 +109,47 @@ def test_requests_are_routed_by_api_and_faults_answered_in_the_clients_format() 
     assert client_dialect("anthropic", "openai") == "anthropic"
     assert client_dialect("completions", "azure") == "azure"
     assert client_dialect("responses", "google") == "openai"
+
+
+def _scripted(kind: str, dialect: str = "openai") -> ScriptedFault:
+    record = {"kind": kind, "dialect": dialect, "model": "m", "retry_after": 2, "n_ctx": 1000,
+              "prompt_tokens": 1200}
+    return ScriptedFault(wire_fault(kind, dialect, model="m", retry_after=2), "m", record)
+
+
+def test_a_provider_fault_is_answered_as_that_provider_sends_it_to_this_client() -> None:
+    wrapped = RuntimeError("inspect's wrapping")
+    wrapped.__cause__ = _scripted("rate_limit", "azure")
+    answer = fault_answer(wrapped, "completions", stream=False)  # found through the wrapping
+    headers = dict(answer["headers"])
+    assert answer["status"] == 429 and headers["retry-after"] == "2" and "x-ms-retry-after-ms" in headers
+    # the same fault to an Anthropic client: Anthropic's status, headers and body
+    answer = fault_answer(_scripted("overloaded", "azure"), "anthropic", stream=True)
+    assert answer["status"] == 529 and '"overloaded_error"' in answer["body"]
+    answer = fault_answer(_scripted("context_overflow"), "google", stream=False)
+    assert answer["status"] == 400 and "1200" in answer["body"] and "INVALID_ARGUMENT" in answer["body"]
+
+
+def test_transport_faults_are_played_as_the_link_fails() -> None:
+    assert fault_answer(ScriptedConnectionError("connection_reset"), "completions", False) == {
+        "then": "reset"}
+    assert fault_answer(ScriptedConnectionError("stall"), "responses", True) == {"then": "close"}
+    cut = fault_answer(ScriptedConnectionError("stream_cut"), "completions", True)
+    assert cut["then"] == "reset"
+    import base64
+
+    assert base64.b64decode(cut["raw_b64"]) == cut_stream()
+
+
+def test_any_other_failure_is_its_status_and_message_in_the_apis_envelope() -> None:
+    class Limited(Exception):
+        status_code = 400
+
+    limit = Limited("looplab: model call limit 80 reached")
+    openai_answer = fault_answer(limit, "responses", stream=True)
+    assert openai_answer["status"] == 400
+    assert json.loads(openai_answer["body"])["error"]["message"] == str(limit)
+    # on an Anthropic stream, as inspect's bridge answers: a 200 whose one event is the error
+    streamed = fault_answer(limit, "anthropic", stream=True)
+    assert streamed["status"] == 200 and streamed["chunks"][0].startswith("event: error")
+    assert json.loads(fault_answer(limit, "google", False)["body"])["error"]["code"] == 400
