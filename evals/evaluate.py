@@ -15,9 +15,11 @@ def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, displa
     """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
     kept in the logs rather than raised; ``options`` go to inspect as they are."""
     n_tasks = len(tasks) if isinstance(tasks, list) else 1
+    # No control server: nothing here uses inspect's live control channel, and it costs a web
+    # server's start and stop in every run.
     return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
                         max_samples=max_samples, max_sandboxes=max_samples, display=display,
-                        fail_on_error=False, **options)
+                        fail_on_error=False, ctl_server=False, **options)
 
 
 SUITE_OPTIONS: dict[str, Any] = {"log_realtime": False, "score_display": False}

@@ -51,7 +51,8 @@ def get_scenario(scenario_id: str) -> Scenario:
     return loader.get_scenario(scenario_id)
 
 
-def select(ids: str | list[str] | None = None, family: str | None = None) -> list[Scenario]:
+def select(ids: str | list[str] | None = None, family: str | None = None,
+           suite: str = "all") -> list[Scenario]:
     """``scenarios.loader.select`` over the checked library."""
     load_library()
-    return loader.select(ids, family)
+    return loader.select(ids, family, suite)

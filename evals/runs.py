@@ -22,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,6 +50,7 @@ from evals.realmodel.server import (
     resolve,
 )
 from evals.repro import repro
+from evals.sandbox_check import ready as sandbox_ready
 from evals.scripted_provider import check_model_name
 from evals.stopping import EXIT_INTERRUPTED, STOPPING, stop_children
 from evals.task import PEERS, agent_for, configurations, looplab_suite
@@ -93,11 +95,11 @@ def select_configs(text: str, flag: str = "--configs") -> list[str]:
     return names
 
 
-def select_scenarios(ids: str, family: str) -> list:
-    """``--scenarios`` and ``--family`` (every scenario when both are empty)."""
+def select_scenarios(ids: str, family: str, suite: str = "all") -> list:
+    """``--scenarios``, ``--family`` and ``--suite`` (every scenario when all are left out)."""
     load_library()  # a damaged scenario file is named by its own error
     try:
-        return select(ids or None, family or None)
+        return select(ids or None, family or None, suite)
     except ScenarioError as e:  # an unknown id would list all 721: `looplab list` shows them
         raise RunError(f"--scenarios/--family: {str(e).split('; valid ids:')[0]} "
                        "(`looplab list` lists them)") from e
@@ -128,8 +130,10 @@ def check_models(model: str, fallbacks: str) -> None:
         check_model(fallback.strip(), "--fallbacks")
 
 
-def ensure_sandbox(kind: str) -> None:
-    """Bring up the Docker engine and image (idempotent); say clearly when that is impossible."""
+def ensure_sandbox(kind: str, check: Any = None) -> None:
+    """Bring up the Docker engine and image (idempotent); say clearly when that is impossible.
+    ``check``: the read-only readiness check the command line started (``evals.sandbox_check``):
+    when it found everything ready, there is nothing to do."""
     if kind == "k8s":
         missing = missing_prerequisites()
         if missing:
@@ -141,6 +145,10 @@ def ensure_sandbox(kind: str) -> None:
     if kind != "docker":
         print(f"looplab: sandbox={kind}: commands run directly on this machine, without isolation.",
               file=sys.stderr)
+        return
+    if sandbox_ready(check):
+        print("looplab: Docker engine up, sandbox image current (sandboxes/setup.sh --check)",
+              flush=True)
         return
     print("looplab: checking the Docker engine and sandbox image (sandboxes/setup.sh)...", flush=True)
     res = subprocess.run(["bash", str(SETUP)], cwd=ROOT)
@@ -200,9 +208,23 @@ def run_outcome(logs: list, expected: int) -> int:
 
 def write_report(log_dir: Path, kind: str = "scorecard") -> int:
     """``python -m reports <kind> LOG_DIR`` (``scorecard`` or ``bench``: written beside the
-    logs, in ``LOG_DIR/report/``); its exit code."""
-    res = subprocess.run([sys.executable, "-m", "reports", kind, str(log_dir)], cwd=ROOT)
-    return res.returncode
+    logs, in ``LOG_DIR/report/``) in this process, where inspect and the eval stack are loaded
+    already; its exit code."""
+    from reports.cli import main as reports_main  # pandas and matplotlib: only for a report
+
+    return reports_main([kind, str(log_dir)])
+
+
+def preload_report() -> threading.Thread:
+    """Import the report's modules in the background (a split run's parent does while its
+    children run), so the scorecard is written the moment the run ends."""
+    def load() -> None:
+        import reports.cli  # noqa: F401
+        import reports.scorecard  # noqa: F401
+
+    thread = threading.Thread(target=load, name="looplab-report-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def point_latest(log_dir: Path, logs: Path = LOGS) -> None:
@@ -237,7 +259,7 @@ def run_suite(args: argparse.Namespace) -> int:
     """Scenarios × configurations in one process, split over ``args.processes``, or spread over
     the Ray cluster at ``args.ray`` (``evals.cluster``): only where the evals run differs."""
     configs = select_configs(args.configs)
-    chosen = select_scenarios(args.scenarios, args.family)
+    chosen = select_scenarios(args.scenarios, args.family, args.suite)
     check_models(args.model, args.fallbacks)
     base_urls, proxies = url_list(args.model_base_url), url_list(args.proxy)
     if not args.ray and (len(base_urls) > 1 or len(proxies) > 1):
@@ -251,7 +273,7 @@ def run_suite(args: argparse.Namespace) -> int:
         if cluster is not None:
             cluster.prepare(forwarded_env(dict(os.environ)))
         else:
-            ensure_sandbox(args.sandbox)
+            ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     if args.split_child:  # one process of a split run: its parent holds the log directory
         return run_configs(args, configs, chosen, new_log_dir(args.log_dir, stamp()), None)
     with held_log_dir(args.log_dir, stamp()) as log_dir:
@@ -277,7 +299,8 @@ def run_configs(args: argparse.Namespace, configs: list[str], chosen: list, log_
         base_urls, proxies = url_list(args.model_base_url), url_list(args.proxy)
         tasks = [looplab_suite(config=c, scenarios=args.scenarios, family=args.family,
                                sandbox=args.sandbox, fallbacks=args.fallbacks,
-                               proxy=proxies[0] if proxies else "") for c in configs]
+                               proxy=proxies[0] if proxies else "", suite=args.suite)
+                 for c in configs]
         logs = run_evals(tasks, model=args.model, log_dir=log_dir, max_samples=args.max_samples,
                          display=args.display, epochs=args.epochs,
                          model_base_url=base_urls[0] if base_urls else None, **SUITE_OPTIONS)
@@ -364,13 +387,15 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int,
     print(f"looplab: {n_scenarios} scenarios × {len(configs)} configurations "
           f"({', '.join(configs)}) on {args.model}, sandbox={args.sandbox}, in {n} processes "
           f"({' | '.join(','.join(g) for g in groups)}); logs: {log_dir}", flush=True)
-    given = {"--scenarios": args.scenarios, "--family": args.family, "--fallbacks": args.fallbacks,
+    given = {"--scenarios": args.scenarios, "--family": args.family, "--suite": args.suite,
+             "--fallbacks": args.fallbacks,
              "--model-base-url": args.model_base_url, "--proxy": args.proxy}
     common = ["--sandbox", args.sandbox, "--model", args.model, "--epochs", str(args.epochs),
               *[part for flag, value in given.items() if value for part in (flag, value)],
               "--max-samples", str(max(1, args.max_samples // n)), "--log-dir", str(log_dir),
               "--processes", "1", "--no-report", "--no-setup", "--split-child"]
     t0 = time.monotonic()
+    preloading = None if args.no_report else preload_report()
     procs: list[subprocess.Popen] = []
     try:
         for i, group in enumerate(groups):
@@ -383,6 +408,8 @@ def run_split(args: argparse.Namespace, configs: list[str], n_scenarios: int,
         stop_children(procs)  # they remove their sandboxes and keep their logs
         raise
     wall = time.monotonic() - t0
+    if preloading is not None:
+        preloading.join()
     report_rc = 0 if args.no_report else write_report(log_dir)
     print(f"looplab: suite wall time {wall:.1f} s ({n_scenarios} scenarios × {len(configs)} "
           f"configurations × {args.epochs} epoch(s), {n} processes); logs in {log_dir}")
@@ -412,7 +439,7 @@ def run_repro(args: argparse.Namespace) -> int:
     if args.overrides:  # a bad key or value is an error before the engine is even checked
         agent_for(args.config, [], args.overrides)
     if args.sandbox in ("docker", "k8s"):
-        ensure_sandbox(args.sandbox)
+        ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     return repro(args.scenario, args.config, sandbox=args.sandbox, model=args.model,
                  log_dir=args.log_dir or str(ROOT / "logs" / "repro"), overrides=args.overrides)
 
@@ -450,7 +477,7 @@ def run_bench(args: argparse.Namespace) -> int:
         # no client-side retries (the harness must see faults); bounded replies on a CPU
         real = {"model_args": {"max_retries": 0}, "max_tokens": args.max_tokens}
     check_models(args.model, args.fallbacks)
-    ensure_sandbox(args.sandbox)
+    ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     try:
         tasks = [looplab_bench(config=c, tasks=args.tasks, variants=args.variants,
                                sandbox=args.sandbox, fallbacks=args.fallbacks, proxy=args.proxy,
@@ -508,7 +535,7 @@ def run_real(args: argparse.Namespace) -> int:
     # The harness is told the served window, as a deployment would be.
     overrides = f"context_window={server.context_window}" if server.context_window else ""
     check_models(server.model, server.fallbacks)
-    ensure_sandbox(args.sandbox)
+    ensure_sandbox(args.sandbox, getattr(args, "sandbox_check", None))
     with held_log_dir(args.log_dir, f"real-{stamp()}") as log_dir:
         rc = real_in(args, configs, chosen, server, overrides, log_dir)
         finish(log_dir, rc)

@@ -39,7 +39,6 @@ from evals.convert import from_inspect, to_inspect, tool_spec
 from evals.library import load_library
 from evals.state import ActorObservations, ActorState, HarnessRun
 from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
-from evals.wire_relay import record_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from harness.model import ToolSpec
 from scenarios.actor import ActorView, act, to_reply
@@ -52,10 +51,11 @@ from scenarios.schema import FaultRule, Scenario
 
 class ScriptedFault(openai.APIStatusError):
     """A provider fault as an OpenAI-SDK client raises it: status, headers and the body in the
-    scenario's provider dialect. inspect's sandbox bridge forwards ``status_code``, the message
-    and (for its OpenAI APIs) the error object to an in-container client."""
+    scenario's provider dialect. ``wire_record`` is the fault's wire form: the model relay
+    (``evals.harnesses.model_relay``) answers a harness in a container with it, in the API that
+    harness speaks."""
 
-    def __init__(self, wire: WireFault, model: str) -> None:
+    def __init__(self, wire: WireFault, model: str, wire_record: dict[str, Any]) -> None:
         request = httpx2.Request("POST", "https://api.provider.invalid/v1/chat/completions")
         response = httpx2.Response(wire.status, headers=wire.headers, json=wire.body,
                                   request=request)
@@ -65,6 +65,7 @@ class ScriptedFault(openai.APIStatusError):
         self.wire = wire
         self.provider_message = wire.message()
         self.model = model
+        self.wire_record = wire_record
 
 
 class ScriptedConnectionError(openai.APIConnectionError):
@@ -75,6 +76,7 @@ class ScriptedConnectionError(openai.APIConnectionError):
         super().__init__(message=TRANSPORT_ERRORS[kind], request=request)
         self.transport = kind
         self.provider_message = TRANSPORT_ERRORS[kind]
+        self.wire_record = {"transport": kind}
 
 
 def input_tokens(messages: list[Any], tools: list[ToolInfo]) -> int:
@@ -196,14 +198,12 @@ class ScriptedModelAPI(ModelAPI):
         if fault.kind in TRANSPORT_KINDS:
             if fault.kind == "stall":
                 await asyncio.sleep(fault.stall_s)  # the request hangs, then the link drops
-            await _tell_relay({"transport": fault.kind, "message": TRANSPORT_ERRORS[fault.kind]})
             return ScriptedConnectionError(fault.kind)
         wire = wire_fault(fault.kind, scenario.dialect, model=self.model_name,
                           retry_after=fault.retry_after, n_ctx=scenario.n_ctx, prompt_tokens=n_in)
-        await _tell_relay({"kind": fault.kind, "dialect": scenario.dialect, "model": self.model_name,
-                           "retry_after": fault.retry_after, "n_ctx": scenario.n_ctx,
-                           "prompt_tokens": n_in, "message": wire.message()})
-        return ScriptedFault(wire, self.model_name)
+        record = {"kind": fault.kind, "dialect": scenario.dialect, "model": self.model_name,
+                  "retry_after": fault.retry_after, "n_ctx": scenario.n_ctx, "prompt_tokens": n_in}
+        return ScriptedFault(wire, self.model_name, record)
 
     @staticmethod
     def _prefix_share(role: str, summary: bool, messages: list[Message]) -> float | None:
@@ -245,13 +245,6 @@ class ScriptedModelAPI(ModelAPI):
 
     def max_connections(self) -> int:
         return 64
-
-
-async def _tell_relay(record: dict[str, Any]) -> None:
-    """Hand the fault's wire form to the sandbox's wire relay, when one runs: inspect's bridge
-    forwards a fault's status and message but not its headers or a non-OpenAI body."""
-    if store_as(HarnessRun).wire_relay:
-        await record_fault(record)
 
 
 def requested(call: Any) -> str:

@@ -57,16 +57,21 @@ class ActorObservations(StoreModel):
 
 
 class HarnessRun(StoreModel):
-    """A harness spec run in the sandbox through the model bridge (``evals.harnesses``)."""
+    """A harness spec run in the sandbox through the model relay (``evals.harnesses``)."""
 
     harness: str | None = None
     """The spec's id."""
     dialect: str | None = None
     """The spec's action dialect: how the actor reads and writes actions for it."""
-    wire_relay: bool = False
-    """The wire relay runs in the sandbox: faults are handed to it with their real headers."""
     cut_off: bool = False
-    """The bridge refused a call past the spec's model-call limit (the run ends ``cut_off``)."""
+    """The relay refused a call past the spec's model-call limit (the run ends ``cut_off``)."""
+    launched: float | None = None
+    """When the harness was launched (``time.time()``)."""
+    exited: float | None = None
+    """When it exited (or was stopped)."""
+    requests: list[list[Any]] = Field(default_factory=list)
+    """Each model request it made: its arrival, when its answer was sent (``time.time()``) and
+    its API: where a spec sample's time goes (``make bench-specs``)."""
 
 
 class ProxyLog(StoreModel):

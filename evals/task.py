@@ -53,13 +53,15 @@ def _pinned_scenario() -> str | None:
     return None
 
 
-def sandbox_spec(name: str) -> SandboxEnvironmentSpec | str:
+def sandbox_spec(name: str, samples: int = 0) -> SandboxEnvironmentSpec | str:
+    """The sandbox ``name``; ``samples``: how many samples will use it (sizes Docker's warm
+    pool, 0 unknown)."""
     if name == "docker":
         # the docker SDK only when a docker sandbox is asked for (evals._registry keeps the
         # model providers usable without it)
         from sandboxes.docker_provider import DockerSandboxConfig
 
-        return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig())
+        return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig(expected_samples=samples))
     if name == "local":
         warnings.warn(
             "sandbox=local runs scenario commands directly on this machine (scenarios aim only at "
@@ -119,6 +121,7 @@ def looplab_suite(
     fallbacks: str = "",
     overrides: str = "",
     proxy: str = "",
+    suite: str = "all",
 ) -> Task:
     """Run scenarios against one configuration.
 
@@ -133,9 +136,11 @@ def looplab_suite(
         overrides: ``key=value`` changes to the preset, e.g. ``loop_detection.enabled=false``.
         proxy: upstream server URL (e.g. ``http://127.0.0.1:8000``): each sample's model calls
             go through its own fault proxy with the scenario's ``real_model`` faults.
+        suite: ``library`` (the scenario files with their corpus expansions), ``families``
+            (the generated variants) or ``all`` (default).
     """
     ids = scenarios or _pinned_scenario() or ""
-    chosen = select(ids or None, family or None)
+    chosen = select(ids or None, family or None, suite)
     label = config_label(config, overrides)
     samples = [sample_for(s) for s in chosen]
     for sample in samples:  # samples_df then carries the configuration on every row
@@ -147,7 +152,8 @@ def looplab_suite(
         setup=setup_workspace(),
         solver=agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy),
         scorer=checklist(items),
-        sandbox=spec_sandbox(config, sandbox) if is_spec(config) else sandbox_spec(sandbox),
+        sandbox=(spec_sandbox(config, sandbox, len(samples)) if is_spec(config)
+                 else sandbox_spec(sandbox, len(samples))),
         name=task_name(config, overrides),
         display_name=label,
         tags=["looplab", config, *(["ablation"] if overrides else [])],

@@ -1,14 +1,15 @@
 """Provider faults as they travel on the wire: status, headers and JSON body per provider dialect.
 
-One definition for every place that plays a fault: the scripted provider (in process and through
-inspect's sandbox bridge), the in-container wire relay and the real-model fault proxy. The bodies
+One definition for every place that plays a fault: the scripted provider (in process), the model
+relay that serves a harness in its container and the real-model fault proxy. The bodies
 follow each provider's own error format (OpenAI, Azure OpenAI, Anthropic, Google Gemini, vLLM's
 OpenAI server, llama.cpp's server), with the retry hints each one sends (``Retry-After``,
 ``retry-after-ms``, ``x-ratelimit-*``, ``anthropic-ratelimit-*``, Google's ``RetryInfo``).
 Transport faults (a reset connection, a stall, a stream cut mid-way) have no HTTP answer: what
 a client reports for them is in ``TRANSPORT_ERRORS``.
 
-Standard library only: ``evals/wire_relay.py`` copies this file into sandbox containers.
+Standard library only, so that any process can build them (the model relay's eval side,
+``evals.harnesses.model_relay``, plays them to a harness in a container).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 DEFAULT_IMAGE = os.environ.get("LOOPLAB_SANDBOX_IMAGE") or "looplab-sandbox:latest"
 """Image built by sandboxes/setup.sh from sandboxes/Dockerfile (``LOOPLAB_SANDBOX_IMAGE``, as
-for the set-up script, names another tag)."""
+for setup.sh, names another tag: several checkouts on one engine keep their images apart)."""
 AGENT_USER = "agent"
 """The unprivileged user of the sandbox image: the harness under test runs as it."""
 AGENT_UID = 1000
@@ -118,6 +118,16 @@ class DockerSandboxConfig(BaseModel):
     max_reuses: int = 50
     """How many later samples one container may serve before it is removed (bounds whatever
     drift the checks above do not cover)."""
+
+    model_relay: bool = False
+    """Start looplab's model relay in each container (root, once per container, kept across
+    reuse): the HTTP endpoint on 127.0.0.1:13131 through which a harness under test reaches the
+    eval's model (`sandboxes/model_relay.py`). Harness specs' sandboxes set it."""
+
+    expected_samples: int = 0
+    """How many samples (epochs included) of the task will use this config; the warm pool then
+    never makes more containers than samples are still to start (a one-sample run makes one).
+    0: not known, `warm` alone decides."""
 
     scratch_dirs: tuple[str, ...] = ("/tmp", "/var/tmp", "/dev/shm")
     """Directories a sample may write to besides the workdir and still leave its container

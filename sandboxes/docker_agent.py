@@ -20,6 +20,7 @@ import logging
 import queue
 import socket
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,40 @@ AGENT_ARGV = ["python3", "-I", "-c", _BOOT]
 _MAX_LINE = 64 * 1024 * 1024  # > inspect's largest exec output (2 × 10 MiB) in base64
 _READY_TIMEOUT_S = 30
 _INLINE_MAX = 16 * 1024
+
+
+def attach_exec(api: Any, container_id: str, argv: list[str],
+                user: str | None = None) -> tuple[Any, Any]:
+    """Start ``argv`` in the container with stdin and stdout attached (blocking); → (the SDK's
+    socket wrapper, the raw socket). Replies may be minutes apart: the socket has no timeout."""
+    kwargs = {"user": user} if user else {}
+    exec_id = api.exec_create(container_id, argv, stdin=True, workdir="/", **kwargs)["Id"]
+    wrapped = api.exec_start(exec_id, socket=True)
+    sock = getattr(wrapped, "_sock", wrapped)
+    sock.settimeout(None)
+    return wrapped, sock
+
+
+def pump_stdout(sock: Any, on_stdout: Callable[[bytearray], None], stderr: bytearray) -> None:
+    """Read an attached exec's multiplexed stream until it ends: its stdout is appended to one
+    buffer, handed to ``on_stdout`` after each frame (it takes the complete lines off the
+    front); the last 4 KiB of its stderr are kept in ``stderr``. Raises OSError, or whatever
+    ``on_stdout`` raises for a bad line (ValueError)."""
+    frames, line = bytearray(), bytearray()
+    while chunk := sock.recv(65536):
+        frames += chunk
+        for stream, payload in take_frames(frames):
+            if stream == _STDOUT:
+                line += payload
+                on_stdout(line)
+            else:
+                stderr += payload
+                del stderr[:-4096]
+
+
+def boot_line(source: Path) -> bytes:
+    """The first line ``AGENT_ARGV``'s interpreter reads: a stdlib program's source."""
+    return json.dumps(source.read_text(encoding="utf-8")).encode("utf-8") + b"\n"
 
 
 class ChannelClosedError(ConnectionError):
@@ -74,12 +109,8 @@ class AgentChannel:
     def start(cls, api: Any, container_id: str) -> AgentChannel:
         """Start the agent (blocking); raise AgentUnavailableError if it does not come up."""
         channel = cls(api, container_id)
-        exec_id = api.exec_create(container_id, AGENT_ARGV, stdin=True, workdir="/")["Id"]
-        channel._wrapped = api.exec_start(exec_id, socket=True)
-        channel._sock = getattr(channel._wrapped, "_sock", channel._wrapped)
-        channel._sock.settimeout(None)  # replies may be minutes apart; requests have deadlines
-        source = AGENT_SOURCE.read_text(encoding="utf-8")
-        channel._queue(json.dumps(source).encode("utf-8") + b"\n")
+        channel._wrapped, channel._sock = attach_exec(api, container_id, AGENT_ARGV)
+        channel._queue(boot_line(AGENT_SOURCE))
         for target, name in ((channel._read_loop, "reader"), (channel._write_loop, "writer")):
             threading.Thread(target=target, name=f"looplab-agent-{name}", daemon=True).start()
         try:
@@ -174,20 +205,9 @@ class AgentChannel:
         # The reader ends when the engine closes the stream after the agent has exited.
 
     def _read_loop(self) -> None:
-        frames, line = bytearray(), bytearray()
         reason = "the sandbox command channel ended"
         try:
-            while True:
-                chunk = self._sock.recv(65536)
-                if not chunk:
-                    break
-                frames += chunk
-                for stream, payload in take_frames(frames):
-                    if stream == _STDOUT:
-                        line += payload
-                        self._dispatch_lines(line)
-                    else:
-                        self._stderr = (self._stderr + payload)[-4096:]
+            pump_stdout(self._sock, self._dispatch_lines, self._stderr)
         except (OSError, ValueError) as err:
             reason = f"the sandbox command channel failed: {err}"
         finally:

@@ -3,11 +3,12 @@ samples that will use them, so a sample does not wait for the engine to make one
 
 The pool also takes back a container a sample has finished with when `docker_reuse.recycle`
 has shown it to be as fresh (`give_back`); otherwise that container is removed, so every sample
-starts from the image or from something proven the same. A pool exists per (config, task name)
-while a `task_init` for its config is active (refcounted: inspect runs one `task_init` per
-distinct config, and tests may run several); `task_cleanup` drains it. Pooled containers, made
-or given back, are tracked like any other, without a task scope until a sample takes one, so
-exit and signal hooks remove them too.
+starts from the image or from something proven the same. A pool exists per config while a
+`task_init` for it is active (refcounted: inspect runs one `task_init` per distinct config, and
+tests may run several); `task_init` starts making the first containers, as many as the samples
+expected (`DockerSandboxConfig.expected_samples`, at most `warm`), and `task_cleanup` drains
+it. Pooled containers, made or given back, are tracked like any other, without a task scope
+until a sample takes one, so exit and signal hooks remove them too.
 """
 
 from __future__ import annotations
@@ -22,8 +23,12 @@ from .config import DockerSandboxConfig
 from .docker_agent import AgentHandle
 from .docker_engine import TRACKED, api_client, create_container, remove_container
 from .docker_reuse import Baseline, recycle, reuse_enabled, take_baseline
+from .model_relay import ModelRelay
 
 logger = logging.getLogger(__name__)
+
+STARTUP = "startup"
+"""The task name inspect's `task_init` is called with (once per config, before any sample)."""
 
 _CREATE_WORKERS = 4
 """Containers being made at once for all pools: enough to overlap the engine's round trips on a
@@ -45,24 +50,33 @@ class Prepared:
     """The container as it was fresh, when it may be reused (see docker_reuse)."""
     reuses: int = 0
     """How many samples used it before the one it is for now."""
+    relay: ModelRelay | None = None
+    """The container's model relay (`DockerSandboxConfig.model_relay`), started with it."""
 
 
 def prepare(config: DockerSandboxConfig, task_name: str) -> Prepared:
-    """Create and start a container and start its agent (blocking). The agent is optional:
-    without it (e.g. no python3 in the image) the sandbox falls back to `docker exec`, and the
-    container is not reused."""
+    """Create and start a container and start its agent, and its model relay when the config
+    asks for one (blocking). The agent is optional: without it (e.g. no python3 in the image)
+    the sandbox falls back to `docker exec`, and the container is not reused. The relay is not:
+    a container that needs one and cannot start it raises `RelayUnavailableError`."""
     container_id, name = create_container(config, task_name)
     agent = AgentHandle(api_client(), container_id)
+    relay = None
     try:
+        # Before the baseline: the relay and its listening socket belong to the fresh container.
+        relay = ModelRelay.start(api_client(), container_id) if config.model_relay else None
         channel = agent.get()
         baseline = None
         if channel is not None and reuse_enabled(config):
-            baseline = take_baseline(channel, api_client(), container_id, config)
+            spare = (relay.pid,) if relay is not None else ()
+            baseline = take_baseline(channel, api_client(), container_id, config, spare)
     except BaseException:
         agent.close()
+        if relay is not None:
+            relay.close()
         remove_container(container_id)
         raise
-    return Prepared(container_id, name, agent, baseline)
+    return Prepared(container_id, name, agent, baseline, relay=relay)
 
 
 def give_back_if_fresh(
@@ -77,22 +91,39 @@ def give_back_if_fresh(
     channel = agent.hand_over()  # the finished sample's handle reaches the agent no more
     if channel is None:
         return False  # the agent is gone (or was never there): nothing to vouch for it
-    if pool is not None:
-        why_not = recycle(channel, api_client(), prepared.container_id, baseline)
+    why_not = _relay_unfit(prepared.relay)
+    if pool is not None and why_not is None:
+        spare = (prepared.relay.pid,) if prepared.relay is not None else ()
+        why_not = recycle(channel, api_client(), prepared.container_id, baseline, spare)
         if why_not is None:
             again = Prepared(prepared.container_id, prepared.name,
                              AgentHandle.adopt(api_client(), prepared.container_id, channel),
-                             baseline, prepared.reuses + 1)
+                             baseline, prepared.reuses + 1, prepared.relay)
             if pool.give_back(again):
                 return True
-        else:
-            logger.info("looplab-docker: %s not reused: %s", prepared.name, why_not)
+    if why_not is not None:
+        logger.info("looplab-docker: %s not reused: %s", prepared.name, why_not)
     channel.close()
     return False
 
 
+def _relay_unfit(relay: ModelRelay | None) -> str | None:
+    """Why the container's relay keeps it from being reused (None: it may be). The relay must
+    still answer, and no harness may still hold a connection to it (each is reset now: a
+    connection left to close normally would leave a TIME_WAIT socket behind)."""
+    if relay is None:
+        return None
+    try:
+        relay.drop_connections()
+    except Exception as err:  # a stream that ended: the relay was killed, or the container
+        return f"its model relay is gone: {err}"
+    return None
+
+
 def discard(prepared: Prepared) -> None:
     prepared.agent.close()
+    if prepared.relay is not None:
+        prepared.relay.close()
     remove_container(prepared.container_id)
 
 
@@ -103,6 +134,8 @@ class WarmPool:
         self.config = config
         self.task_name = task_name
         self.size = size
+        self.taken = 0
+        """Samples that took a container from this pool so far."""
         self._lock = threading.Condition()  # notified whenever a creation has ended
         self._ready: deque[Prepared] = deque()
         self._waiters: deque[Future[Prepared]] = deque()
@@ -115,12 +148,17 @@ class WarmPool:
         with self._lock:
             if not self.active:
                 raise RuntimeError("looplab-docker: the warm pool was closed")
+            self.taken += 1
             if self._ready:
                 future.set_result(self._ready.popleft())
             else:
                 self._waiters.append(future)
         self._refill()
         return future
+
+    def prewarm(self) -> None:
+        """Start making the containers the first samples will take (not blocking)."""
+        self._refill()
 
     def give_back(self, prepared: Prepared) -> bool:
         """Take back a recycled container for the next sample; False (the caller removes it)
@@ -150,8 +188,11 @@ class WarmPool:
             waiters, self._waiters = list(self._waiters), deque()
         for future in waiters:
             _fail(future, RuntimeError("looplab-docker: the task ended before a sandbox was ready"))
-        for prepared in ready:
-            _quietly(discard, prepared)
+        # Removed side by side: each removal is mostly the engine's wait on the container's
+        # processes and mounts, and the run's end waits for all of them.
+        with ThreadPoolExecutor(max(1, min(len(ready), 8)), "looplab-docker-remove") as removing:
+            for prepared in ready:
+                removing.submit(_quietly, discard, prepared)
         with self._lock:
             if not self._lock.wait_for(lambda: self._creating <= 0, timeout=wait_s):
                 logger.warning("looplab-docker: %d pooled sandbox(es) still being made after "
@@ -161,10 +202,16 @@ class WarmPool:
         with self._lock:
             if not self.active:
                 return
-            wanted = self.size + len(self._waiters) - len(self._ready) - self._creating
+            wanted = self._ahead() + len(self._waiters) - len(self._ready) - self._creating
             self._creating += max(wanted, 0)
         for _ in range(max(wanted, 0)):
             _executor().submit(self._create)
+
+    def _ahead(self) -> int:
+        """Containers to have ready for samples not started yet: `size`, but never more than
+        the samples the task still has to start (`expected_samples`, when known)."""
+        expected = self.config.expected_samples
+        return self.size if expected <= 0 else min(self.size, max(expected - self.taken, 0))
 
     def _create(self) -> None:
         if not self.active or not threading.main_thread().is_alive():
@@ -245,7 +292,7 @@ class Pools:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._users: dict[DockerSandboxConfig, int] = {}
-        self._pools: dict[tuple[DockerSandboxConfig, str], WarmPool] = {}
+        self._pools: dict[DockerSandboxConfig, WarmPool] = {}
 
     def acquire(self, config: DockerSandboxConfig) -> None:
         """A task with `config` starts: samples of it may take from pools from now on."""
@@ -260,24 +307,26 @@ class Pools:
                 self._users[config] = users
                 return
             self._users.pop(config, None)
-            closing = [p for key, p in self._pools.items() if key[0] == config]
-            for pool in closing:
-                del self._pools[(pool.config, pool.task_name)]
-        for pool in closing:
+            pool = self._pools.pop(config, None)
+        if pool is not None:
             pool.close()
 
     def pool_for(self, config: DockerSandboxConfig, task_name: str) -> WarmPool | None:
-        """The pool to take from and give back to, or None (no active task, or neither
-        `warm` nor reuse)."""
+        """The pool of `config` to take from and give back to, or None (no active task, or
+        neither `warm` nor reuse). One pool per config, whatever the task: a container is made
+        from the config alone, and inspect starts a config's sandboxes (`task_init`) under the
+        name "startup", before any task's samples ask for one. `task_name` names the
+        containers the pool makes from then on."""
         if config.warm <= 0 and not reuse_enabled(config):
             return None
         with self._lock:
             if config not in self._users:
                 return None
-            key = (config, task_name)
-            pool = self._pools.get(key)
+            pool = self._pools.get(config)
             if pool is None:
-                pool = self._pools[key] = WarmPool(config, task_name, config.warm)
+                pool = self._pools[config] = WarmPool(config, task_name, config.warm)
+            elif task_name != STARTUP and pool.task_name == STARTUP:
+                pool.task_name = task_name
             return pool
 
 

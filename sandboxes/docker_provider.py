@@ -66,6 +66,7 @@ from .docker_files import (
 )
 from .docker_io import ExecRequest, b64
 from .docker_pool import POOLS, Prepared, discard, give_back_if_fresh, prepare
+from .model_relay import ModelRelay
 from .witness_client import WitnessHandle
 
 logger = logging.getLogger(__name__)
@@ -140,7 +141,13 @@ class LooplabDockerSandbox(SandboxEnvironment):
         # Containers of runs that died without cleaning up (kill -9) go before this one starts.
         await asyncio.to_thread(reap_orphans_once)
         TASK_SCOPE.set(uuid.uuid4().hex)
+        install_exit_handlers()  # containers are made from here on (the pool starts at once)
         POOLS.acquire(resolved)
+        # Containers for the first samples are made while inspect sets up the eval, not when
+        # the first sample asks (as many as samples are expected, at most `warm`).
+        pool = POOLS.pool_for(resolved, task_name)
+        if pool is not None:
+            pool.prewarm()
 
     @override
     @classmethod
@@ -188,6 +195,8 @@ class LooplabDockerSandbox(SandboxEnvironment):
                 environment.released = True
                 if not await environment._recycled(task_name, interrupted):
                     environment.agent.close()
+                    if environment.model_relay is not None:
+                        environment.model_relay.close()
                     await asyncio.to_thread(remove_container, environment.container_id)
 
     @override
@@ -363,6 +372,12 @@ class LooplabDockerSandbox(SandboxEnvironment):
             command=f"docker exec -it {user_arg}{self.name} bash -l",
             container=self.name,
         )
+
+    @property
+    def model_relay(self) -> ModelRelay | None:
+        """The container's model relay (`DockerSandboxConfig.model_relay`): harness specs reach
+        the eval's model through it. None when the config asks for none."""
+        return self.prepared.relay if self.prepared is not None else None
 
     # --- helpers ----------------------------------------------------------------------------
 

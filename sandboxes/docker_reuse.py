@@ -100,17 +100,20 @@ def ignored_mounts(config: DockerSandboxConfig) -> tuple[str, ...]:
 
 
 def take_baseline(
-    channel: AgentChannel, api: Any, container_id: str, config: DockerSandboxConfig
+    channel: AgentChannel, api: Any, container_id: str, config: DockerSandboxConfig,
+    spare: tuple[int, ...] = (),
 ) -> Baseline | None:
     """Record a fresh container (blocking); None, with the reason logged, when it cannot be
-    reused at all (a root that is "/" or holds files in the image, an agent error)."""
+    reused at all (a root that is "/" or holds files in the image, an agent error). ``spare``:
+    the sandbox's own processes started with it (the model relay), kept but not fingerprinted."""
     roots = cleared_roots(config)
     if "/" in roots:
         logger.warning("looplab-docker: workdir or scratch_dirs is '/'; containers are not reused")
         return None
     try:
         ignored = ignored_mounts(config)
-        reply = _ask(channel, "baseline", roots=list(roots), ignored=list(ignored))
+        reply = _ask(channel, "baseline", roots=list(roots), ignored=list(ignored),
+                     spare=list(spare))
         layers = upper_dir(api, container_id)
         upper = (*layers, upper_entries(layers[0])) if layers else None
         changes = [] if upper else (api.diff(container_id) or [])
@@ -130,12 +133,14 @@ def take_baseline(
                     frozenset(allowed), upper, ignored)
 
 
-def recycle(channel: AgentChannel, api: Any, container_id: str, baseline: Baseline) -> str | None:
+def recycle(channel: AgentChannel, api: Any, container_id: str, baseline: Baseline,
+            spare: tuple[int, ...] = ()) -> str | None:
     """Put a used container back as it was fresh (blocking). None when it now is; otherwise why
-    not (the caller removes it)."""
+    not (the caller removes it). ``spare``: as for `take_baseline` (the caller has checked
+    that those processes are still the sandbox's own)."""
     try:
         reply = _ask(channel, "reset", keep=list(baseline.keep), roots=list(baseline.roots),
-                     ignored=list(baseline.ignored), timeout=_KILL_WAIT_S)
+                     ignored=list(baseline.ignored), spare=list(spare), timeout=_KILL_WAIT_S)
     except Exception as err:  # a dead agent, a closed channel, a hung container
         return f"the agent could not reset it: {err}"
     if reply.get("problems"):

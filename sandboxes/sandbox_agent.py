@@ -465,7 +465,10 @@ def _fingerprint(keep, cleared, ignored=()):
 def op_baseline(req):
     """What a fresh container has: its processes, the state of the roots reuse empties, and
     the fingerprint `reset` must find again."""
-    keep = [pid for pid in _pids() if pid != os.getpid()]
+    # `spare`: the sandbox's own long-lived processes (the model relay): never killed, and not
+    # fingerprinted (their memory maps change as they serve), like this agent itself.
+    spare = set(req.get("spare", ()))
+    keep = [pid for pid in _pids() if pid != os.getpid() and pid not in spare]
     roots = [_root_state(path) for path in req["roots"]]
     return {"keep": keep, "roots": roots,
             "fingerprint": _fingerprint(keep, req["roots"], req.get("ignored", ()))}
@@ -512,7 +515,7 @@ def _clear_root(root):
 def op_reset(req):
     """Stop every process of the sample, empty the roots, put their owner, mode and times back,
     and report the fingerprint (and any problem) for the host to compare."""
-    keep = set(req["keep"]) | {os.getpid()}
+    keep = set(req["keep"]) | set(req.get("spare", ())) | {os.getpid()}
     left = _kill_others(keep, float(req.get("timeout", 5)))
     if left:
         return {"problems": [f"processes that could not be stopped: {left[:10]}"]}

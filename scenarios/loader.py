@@ -147,15 +147,26 @@ def get_scenario(scenario_id: str) -> Scenario:
     return library[scenario_id]
 
 
-def select(ids: str | list[str] | None = None, family: str | None = None) -> list[Scenario]:
-    """Scenarios by comma-separated ids and/or family (all when both are empty). The id of a
-    corpus scenario file selects all of its expanded samples."""
-    library = load_library()
+SUITES = ("all", "library", "families")
+"""``library``: the scenario files of ``scenarios/library/`` with their corpus expansions;
+``families``: the generated variants of ``scenarios/families/``; ``all``: both."""
+
+
+def select(ids: str | list[str] | None = None, family: str | None = None,
+           suite: str = "all") -> list[Scenario]:
+    """Scenarios by comma-separated ids and/or family (all when both are empty) within ``suite``
+    (one of ``SUITES``). The id of a corpus scenario file selects all of its expanded samples."""
+    if suite not in SUITES:
+        raise ScenarioError(f"unknown suite {suite!r}; valid: {', '.join(SUITES)}")
+    library = {sid: s for sid, s in load_library().items()
+               if suite == "all" or (s.family_id is None) == (suite == "library")}
     if isinstance(ids, str):
         ids = [i.strip() for i in ids.split(",") if i.strip()]
     chosen: list[Scenario] = []
     for i in ids or []:
         group = [s for sid, s in library.items() if sid.startswith(f"{i}--")]
+        if not group and i not in library and suite != "all":
+            raise ScenarioError(f"scenario {i!r} is not in suite {suite!r}")
         chosen += group or [get_scenario(i)]
     if not ids:
         chosen = list(library.values())

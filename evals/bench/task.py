@@ -78,11 +78,13 @@ def looplab_bench(
     """
     chosen = select(_ids(tasks), _ids(variants))
     agent = agent_for(config, [f for f in fallbacks.split(",") if f], overrides, proxy)
+    samples = [sample_for(s) for s in chosen]
     return Task(
-        dataset=MemoryDataset([sample_for(s) for s in chosen], name="looplab-bench"),
+        dataset=MemoryDataset(samples, name="looplab-bench"),
         solver=chain(bench_setup(), stopwatch("started"), agent, stopwatch("stopped")),
         scorer=bench(config),
-        sandbox=spec_sandbox(config, sandbox) if is_spec(config) else sandbox_spec(sandbox),
+        sandbox=(spec_sandbox(config, sandbox, len(samples)) if is_spec(config)
+                 else sandbox_spec(sandbox, len(samples))),
         metadata={"config": config},
         name="looplab_bench",
     )

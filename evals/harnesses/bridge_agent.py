@@ -1,10 +1,11 @@
-"""Run a harness spec inside the sandbox, its model calls served by inspect's agent bridge.
+"""Run a harness spec inside the sandbox, its model calls served by the eval's model.
 
-The bridge (``inspect_ai.agent.sandbox_agent_bridge``) serves the OpenAI, Anthropic and Google
-APIs on 127.0.0.1:<port> inside the container and routes them to the eval's model (the
-scripted actor). The harness process runs with a wall-clock limit; its exit code, the tail of
-its output and counters from the actor's observations go to the same run record as our
-in-process harness's (``evals.state.RunRecord``), so the same judges score it.
+The container's model relay serves the OpenAI, Anthropic and Google APIs on 127.0.0.1:13131
+and hands each request to the eval, where inspect's bridge handlers answer it with the eval's
+model (the scripted actor): ``evals.harnesses.model_relay``. The harness process runs with a
+wall-clock limit; its exit code, the tail of its output and counters from the actor's
+observations go to the same run record as our in-process harness's
+(``evals.state.RunRecord``), so the same judges score it.
 
 A harness that never reached the model (image without the harness, a launch that failed, a
 crash before its first request) raises: the sample is an *error*, never a verdict.
@@ -18,29 +19,25 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from inspect_ai.agent import AgentState, sandbox_agent_bridge
+from inspect_ai.agent import AgentState
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import sandbox, store_as
 
 from evals.agents import fallback_model
-from evals.harnesses.bridge_polling import poll_at_sandbox_rate
+from evals.harnesses.model_relay import load_handlers, relay_bridge
 from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
 from evals.library import get_scenario
 from evals.realmodel.bridge_models import proxied_bridge_models
 from evals.state import ActorObservations, HarnessRun, ProxyLog, RunRecord
-from evals.wire_relay import RELAY_PORT, start_wire_relay
 from harness.presets import deep_merge
 from sandboxes.config import AGENT_USER
+from sandboxes.model_relay import RELAY_PORT
 from scenarios.schema import Scenario
 
-PORT = 13131
-"""inspect's bridge inside the container."""
 HARNESS_PORT = RELAY_PORT
-"""What the harness talks to: the wire relay in front of the bridge, which gives a provider fault
-back its real headers and body (the bridge itself forwards only status and message)."""
-poll_at_sandbox_rate()
+"""What the harness talks to: the container's model relay (the port of inspect's own bridge)."""
 
 LOG = "/tmp/looplab-harness.log"
 TASK_FILE = "/tmp/looplab-task.txt"
@@ -61,21 +58,6 @@ class ModelCallLimit(Exception):
     """Raised by the bridge filter once a harness exceeds ``finish.model_call_limit``."""
 
     status_code = 400
-
-
-async def wait_for_bridge(port: int, timeout_s: float = 120.0) -> None:
-    """Wait until the bridge accepts on 127.0.0.1:``port`` (a request sent earlier fails)."""
-    probe = "\n".join([
-        "import socket, sys, time",
-        f"end = time.time() + {timeout_s}",
-        "while time.time() < end:",
-        f"    try: socket.create_connection(('127.0.0.1', {port}), 1).close(); sys.exit(0)",
-        "    except OSError: time.sleep(0.1)",
-        "sys.exit(1)"])
-    res = await sandbox().exec(["python3", "-c", probe], timeout=int(timeout_s) + 10)
-    if res.returncode != 0:
-        raise HarnessDidNotRun(f"the model bridge did not listen on 127.0.0.1:{port} within "
-                               f"{timeout_s:.0f} s: {res.stderr[-300:]}")
 
 
 def flatten(conditions: dict[str, Any], prefix: str = "") -> list[str]:
@@ -152,6 +134,7 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
     ``proxy``: a real server's URL; the bridge's models then go through the sample's fault proxy
     (``evals.realmodel.bridge_models``), ``fallbacks`` being the server's fallback models.
     ``scenario_of``: the sample's scenario (default: the library's, by ``scenario_id``)."""
+    load_handlers(spec.api)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = (scenario_of or _library_scenario)(state)
@@ -176,14 +159,17 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
                   conditions: dict[str, Any]) -> TaskState:
         argv = command_for(spec, state.input_text, workdir, conditions, fallbacks)
         await sandbox().write_file(TASK_FILE, state.input_text)
-        async with sandbox_agent_bridge(AgentState(messages=state.messages), port=PORT, model_aliases=aliases or None,
-                                        model_resolver=resolver, filter=filter) as bridge:
-            await wait_for_bridge(PORT)
-            await start_wire_relay(HARNESS_PORT, bridge_port=PORT)
+        # The relay already listens (it started with the container): launch at once.
+        async with relay_bridge(AgentState(messages=state.messages), model_aliases=aliases or None,
+                                model_resolver=resolver, filter=filter) as session:
+            harness_run = store_as(HarnessRun)
+            harness_run.launched = time.time()
             exit_code, tail, timed_out = await _launch(spec, argv, workdir)
-            state.messages = bridge.state.messages
-            if bridge.state.output is not None:
-                state.output = bridge.state.output
+            harness_run.exited = time.time()
+            harness_run.requests = [list(r) for r in session.requests]
+            state.messages = session.bridge.state.messages
+            if session.bridge.state.output is not None:
+                state.output = session.bridge.state.output
         record(spec, state, exit_code, tail, scenario, timed_out)
         return state
 

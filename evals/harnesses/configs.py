@@ -24,9 +24,11 @@ def spec_agent(config: str, overrides: str = "", proxy: str = "",
     return bridge_agent(get_spec(config), proxy=proxy, fallbacks=fallbacks)
 
 
-def spec_sandbox(config: str, sandbox: str) -> SandboxEnvironmentSpec:
-    """The Docker sandbox running the spec's image (built first if missing). Harness specs run
-    only there: never on ``local``, never in the eval process."""
+def spec_sandbox(config: str, sandbox: str, samples: int = 0) -> SandboxEnvironmentSpec:
+    """The Docker sandbox running the spec's image (built first if missing), with the model
+    relay the harness reaches the model through; ``samples``: how many samples will use it
+    (sizes the warm pool; 0 unknown). Harness specs run only there: never on ``local``, never
+    in the eval process."""
     if sandbox != "docker":
         raise ValueError(f"task argument sandbox: harness spec {config!r} runs only in the docker "
                          f"sandbox (got {sandbox!r}): third-party code is never run unisolated")
@@ -35,5 +37,5 @@ def spec_sandbox(config: str, sandbox: str) -> SandboxEnvironmentSpec:
 
     tag = ensure_image(get_spec(config))
     # More memory than a scenario's shell needs: the harness and its libraries run inside too.
-    return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig(image=tag, memory="2g",
-                                                                        pids_limit=512))
+    return SandboxEnvironmentSpec("looplab-docker", DockerSandboxConfig(
+        image=tag, memory="2g", pids_limit=512, model_relay=True, expected_samples=samples))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -69,8 +70,18 @@ def content_hash(spec: HarnessSpec, base_id: str) -> str:
     return h.hexdigest()[:16]
 
 
+def image_repo(spec: HarnessSpec, base: str = BASE_IMAGE) -> str:
+    """``looplab-harness-<id>``; built from a sandbox image other than ``looplab-sandbox:latest``
+    the repository names it too (``looplab-harness-<id>-<tag>``), so builds on several sandbox
+    images on one engine never prune each other's images."""
+    if base == "looplab-sandbox:latest":
+        return f"looplab-harness-{spec.id}"
+    name = base.removeprefix("looplab-sandbox:")
+    return f"looplab-harness-{spec.id}-{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}"
+
+
 def image_tag(spec: HarnessSpec, base_id: str | None = None) -> str:
-    return f"looplab-harness-{spec.id}:{content_hash(spec, base_id or base_image_id())}"
+    return f"{image_repo(spec)}:{content_hash(spec, base_id or base_image_id())}"
 
 
 def image_present(tag: str) -> bool:

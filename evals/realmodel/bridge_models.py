@@ -1,40 +1,38 @@
 """A harness spec against a real server: the bridge's models go through the sample's fault proxy,
 and each fault the proxy plays reaches the harness in the container as the provider sent it.
 
-The chain: harness → wire relay (13132) → inspect's bridge (13131) → the model named here (an
-``openai-api`` client with no retries of its own, aimed at the sample's fault proxy) → proxy →
-server. Two things would hide a fault from the harness on the way, and both are undone here:
+The chain: harness → the container's model relay (13131) → inspect's bridge handlers in the eval
+→ the model named here (an ``openai-api`` client with no retries of its own, aimed at the
+sample's fault proxy) → proxy → server. Two things would hide a fault from the harness on the
+way, and both are undone here:
 
 - inspect's model layer retries rate limits, 5xx and dropped connections, and turns a context
   overflow 400 into an empty ``model_length`` reply. The bridge's generate filter makes the call
   itself with ``max_retries=0`` and raises ``ProxiedFault`` for every failed call, overflow
   included, so the bridge answers with an error, not with a retried or empty reply.
-- the bridge answers only a status and a message. The proxy tells ``on_fault`` (before the client
-  sees anything) what it plays; that record goes into the container where the wire relay finds
-  it by its message and answers with the fault's real status, headers (``Retry-After``) and body
-  in the scenario's provider format, or resets, stalls, cuts the stream: the mechanism the
-  scripted provider uses (``evals.wire_relay``).
+- the client's exception carries only a status and a message. The proxy tells ``on_fault``
+  (before the client sees anything) what it plays; ``ProxiedFault`` carries that record as its
+  ``wire_record``, and the model relay answers the harness with the fault's real status,
+  headers (``Retry-After``) and body in the scenario's provider format, or resets, stalls, cuts
+  the stream: the mechanism the scripted provider uses (``evals.harnesses.model_relay``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
-import json
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_ai.util import SandboxEnvironment, sandbox, store_as
+from inspect_ai.util import store_as
 
 from evals.realmodel.sample_proxy import proxied_model, sample_proxy
 from evals.realmodel.sample_proxy import real_fallbacks as scenario_real_fallbacks
-from evals.state import HarnessRun, ProxyLog
+from evals.state import ProxyLog
 from evals.wire_faults import TRANSPORT_ERRORS, wire_fault
-from evals.wire_relay import FAULT_DIR
 from scenarios.schema import Scenario
 
 Filter = Callable[[Model, list[ChatMessage], list[ToolInfo], ToolChoice | None, GenerateConfig],
@@ -43,13 +41,14 @@ _ids = itertools.count(1)
 
 
 class ProxiedFault(Exception):
-    """A model call the fault proxy (or the server behind it) failed. The bridge answers with
-    ``status_code`` and the message; the wire relay replaces that answer with the recorded
-    fault when the message names one."""
+    """A model call the fault proxy (or the server behind it) failed: ``status_code`` and the
+    message, and ``wire_record`` (the fault the proxy played, None for the server's own error)
+    that the model relay plays to the harness as the provider sent it."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, wire_record: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status_code = status
+        self.wire_record = wire_record
 
 
 @dataclass
@@ -83,12 +82,11 @@ async def proxied_bridge_models(upstream: str, scenario: Scenario, primary: str,
                                 real_fallbacks: list[str], limiter: Filter) -> AsyncIterator[BridgeModels]:
     """The sample's fault proxy and the bridge's models through it; the proxy's log goes to the
     sample state (``evals.state.ProxyLog``) for the proxy judges, as on the in-process path."""
-    box = sandbox()
     names = harness_fallbacks(scenario, real_fallbacks)
     pending: list[dict[str, Any]] = []
 
     async def on_fault(record: dict[str, Any]) -> None:
-        await _hand_to_relay(box, record)
+        record["message"] = _fault_message(record)
         pending.append(record)
 
     async with sample_proxy(upstream, scenario, primary, real_fallbacks, on_fault) as fp:
@@ -100,15 +98,11 @@ async def proxied_bridge_models(upstream: str, scenario: Scenario, primary: str,
             store_as(ProxyLog).entries = list(fp.entries)
 
 
-async def _hand_to_relay(box: SandboxEnvironment, record: dict[str, Any]) -> None:
-    """Name the fault with a text of its own (what the relay looks for in the bridge's answer)
-    and leave it where the relay reads faults. Without a relay the harness gets the bridge's
-    status and message only."""
+def _fault_message(record: dict[str, Any]) -> str:
+    """The fault's text as its client reports it (numbered: two faults are told apart)."""
     human = (TRANSPORT_ERRORS[str(record["transport"])] if "transport" in record
              else wire_fault(str(record["kind"]), record["dialect"], model=record["model"]).message())
-    record["message"] = f"{human} [looplab fault {next(_ids)}]"
-    if store_as(HarnessRun).wire_relay:
-        await box.write_file(f"{FAULT_DIR}/fault-{time.time_ns()}.json", json.dumps(record))
+    return f"{human} [looplab fault {next(_ids)}]"
 
 
 def fault_filter(limiter: Filter, pending: list[dict[str, Any]],
@@ -145,7 +139,7 @@ def _fault(pending: list[dict[str, Any]], new: list[dict[str, Any]], error: Exce
     error (status from the proxy's log, as the proxy saw it)."""
     if pending and any(x.get("action") not in (None, "forwarded") for x in new):
         record = pending.pop(0)
-        return ProxiedFault(int(record.get("status") or _status(record)), record["message"])
+        return ProxiedFault(int(record.get("status") or _status(record)), record["message"], record)
     status = next((int(x["status"]) for x in new if (x.get("status") or 0) >= 400), None)
     message = text or (str(error) if error is not None else "model call failed")
     return ProxiedFault(status or int(getattr(error, "status_code", 0) or 502), message)

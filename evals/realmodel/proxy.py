@@ -40,7 +40,7 @@ LOG_PATH = "/looplab/proxy/log"
 FaultHook = Callable[[dict[str, Any]], Awaitable[None]]
 """Told each fault the proxy plays, before the client sees any of it: the fault's wire record
 (``kind``/``dialect``/``retry_after``/... for an HTTP fault, ``transport`` for the others), the
-form the sandbox's wire relay replays (``evals.wire_relay``)."""
+form the model relay plays to a harness in its container (``evals.harnesses.model_relay``)."""
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te",
                "trailer", "upgrade", "host", "expect", "content-length", "transfer-encoding"}
 

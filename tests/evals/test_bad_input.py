@@ -71,3 +71,24 @@ def test_zero_or_negative_counts_are_refused(flag, value):
                          capture_output=True, text=True, timeout=60)
     assert res.returncode == 2
     assert flag in res.stderr and "at least 1" in res.stderr
+
+
+def test_a_scenario_outside_the_chosen_suite_is_refused_before_anything_runs(tmp_path):
+    family_variant = next(i for i, s in load_library().items() if s.family_id)
+    res = subprocess.run([sys.executable, "-m", "evals", "run", "--sandbox", "local",
+                          "--suite", "library", "--scenarios", family_variant,
+                          "--log-dir", str(tmp_path / "logs")],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert f"scenario {family_variant!r} is not in suite 'library'" in res.stderr
+    assert not (tmp_path / "logs").exists()  # nothing ran, nothing was written
+
+
+def test_the_early_sandbox_check_only_looks():
+    """The command line's early check is setup.sh's read-only mode, for Docker only."""
+    from evals.sandbox_check import ready, start_check
+
+    assert start_check("local") is None and not ready(None)
+    check = start_check("docker")
+    assert check is not None and check.args[-1] == "--check"
+    check.wait(timeout=120)

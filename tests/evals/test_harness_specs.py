@@ -114,13 +114,13 @@ def test_launch_placeholders_conditions_and_fallbacks() -> None:
     argv = command_for(spec, "do it", "/workspace/app",
                        {"context_window": 16000, "modes": {"mode": "plan"}}, ["backup"])
     assert argv[:3] == ["python3", "-m", "harness"] and argv[-1] == "do it"
-    # The harness talks to the wire relay (13132), which forwards to the bridge (13131).
-    assert "http://127.0.0.1:13132/v1" in argv and "/workspace/app" in argv
+    # The harness talks to the container's model relay, on the port of inspect's bridge.
+    assert "http://127.0.0.1:13131/v1" in argv and "/workspace/app" in argv
     assert ["--set", "context_window=16000", "--set", "modes.mode=plan",
             "--fallback-model", "backup"] == argv[argv.index("/workspace/app") + 1:-2]
     assert flatten({"a": {"b": [1, 2]}}) == ["a.b=[1, 2]"]
     env = environment(get_spec("mini-swe-agent"), "/workspace")
-    assert env["OPENAI_BASE_URL"].endswith(":13132/v1") and env["MSWEA_CONFIGURED"] == "true"
+    assert env["OPENAI_BASE_URL"].endswith(":13131/v1") and env["MSWEA_CONFIGURED"] == "true"
 
 
 def test_an_auth_profile_fallback_is_the_roles_model_with_that_key() -> None:

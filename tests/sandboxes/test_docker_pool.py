@@ -60,6 +60,36 @@ def test_pooled_samples_get_fresh_containers_and_task_cleanup_removes_the_rest(
     assert labelled_containers() == []
 
 
+@pytest.mark.parametrize("samples", [1, 2])
+def test_the_pool_makes_no_more_containers_than_samples_are_expected(
+    namespace: str, samples: int
+) -> None:
+    """A one-sample run makes one container; the first is made from `task_init` on."""
+    config = DockerSandboxConfig(warm=4, memory=f"{260 + samples}m", reuse=False,
+                                 expected_samples=samples)
+
+    async def run() -> tuple[int, list[int]]:
+        await LooplabDockerSandbox.task_init("startup", config)
+        made_ahead = 0
+        for _ in range(200):  # made in the background: wait until the engine lists them
+            made_ahead = len(labelled_containers())
+            if made_ahead >= samples:
+                break
+            await asyncio.sleep(0.05)
+        seen = []
+        for _ in range(samples):
+            envs = await LooplabDockerSandbox.sample_init("sized", config, {})
+            seen.append(len(labelled_containers()))
+            await LooplabDockerSandbox.sample_cleanup("sized", config, envs, False)
+        await LooplabDockerSandbox.task_cleanup("shutdown", config, True)
+        return made_ahead, seen
+
+    made_ahead, seen = asyncio.run(run())
+    assert made_ahead == samples  # before any sample asked
+    assert seen == list(range(samples, 0, -1))  # never one more than the samples left
+    assert labelled_containers() == []
+
+
 def test_a_signal_removes_warm_containers_too(namespace: str) -> None:
     proc = subprocess.Popen(
         [sys.executable, str(HOLD), "pool"],

@@ -93,3 +93,15 @@ def test_select_by_family():
     assert {s.family for s in select(family="loop")} == {"loop"}
     with pytest.raises(ScenarioError, match="no scenario in family"):
         select(family="nope")
+
+
+def test_select_by_suite():
+    library, families = select(suite="library"), select(suite="families")
+    assert library and families and len(library) + len(families) == len(select())
+    assert all(s.family_id is None for s in library) and all(s.family_id for s in families)
+    # a corpus scenario's expansions belong to the library
+    assert len(select("security-context-file-injection", suite="library")) > 1
+    with pytest.raises(ScenarioError, match="not in suite 'library'"):
+        select(families[0].id, suite="library")
+    with pytest.raises(ScenarioError, match="unknown suite"):
+        select(suite="everything")

@@ -1,0 +1,50 @@
+"""How a spec sample runs (its model transport, containers, start-up) must not move a verdict:
+the shipped harness specs on a fixed scenario set get the verdicts recorded in
+``spec_verdicts.yaml``. A verdict that moves on purpose is changed there, with its reason.
+
+CI runs the pairs under ``checked`` (one harness per provider API the relay serves, on
+scenarios with many turns, a provider fault and a fallback); ``LOOPLAB_SPEC_VERDICTS=all`` runs
+every recorded pair (about an hour on a shared 2-core machine)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from inspect_ai import eval as inspect_eval
+
+from evals.task import looplab_suite
+
+pytestmark = pytest.mark.docker
+
+DATA: dict[str, Any] = yaml.safe_load(
+    (Path(__file__).with_name("spec_verdicts.yaml")).read_text(encoding="utf-8"))
+RUN: dict[str, list[str]] = (
+    {spec: sorted(by_scenario) for spec, by_scenario in DATA["verdicts"].items()}
+    if os.environ.get("LOOPLAB_SPEC_VERDICTS") == "all" else DATA["checked"])
+
+
+def test_the_data_is_whole() -> None:
+    """Every checked pair has a recorded verdict, every recorded spec every scenario."""
+    for spec, scenarios in DATA["checked"].items():
+        assert set(scenarios) <= set(DATA["verdicts"][spec]), spec
+    for spec, by_scenario in DATA["verdicts"].items():
+        assert sorted(by_scenario) == sorted(DATA["scenarios"]), spec
+
+
+@pytest.mark.parametrize("spec_id", sorted(RUN))
+def test_spec_verdicts_are_as_recorded(spec_id: str, tmp_path: Path) -> None:
+    scenarios = RUN[spec_id]
+    task = looplab_suite(config=spec_id, scenarios=",".join(scenarios), sandbox="docker")
+    [log] = inspect_eval(task, model="scripted/suite", display="none", max_samples=4,
+                         log_dir=str(tmp_path / "logs"), log_realtime=False)
+    got: dict[str, Any] = {}
+    for sample in log.samples or []:
+        assert sample.error is None, f"{spec_id} / {sample.id}: {sample.error.message}"
+        items = sample.scores["checklist"].metadata["items"]
+        got[str(sample.id)] = {item: verdict["state"] for item, verdict in sorted(items.items())}
+    expected = {scenario: DATA["verdicts"][spec_id][scenario] for scenario in scenarios}
+    assert got == expected
