@@ -12,7 +12,8 @@ Modes:
   exhaust-memory   after its first model call, allocates memory until something gives
   exhaust-disk     after its first model call, fills the workspace and /tmp, then carries on
   resend-hang      sends the task three times in fresh conversations, runs nothing, hangs
-  bypass-relay     kills the wire relay and talks to the model bridge's own port instead
+  bypass-relay     kills every other Python process it sees (the model relay is one), then
+                   tries a port beside the relay's before the one it was given
   write-evidence   runs what the model asks, then writes what a passing run would leave:
                    counters cut to one line, canaries removed, the markers its scripts touch
 """
@@ -35,23 +36,34 @@ TOOLS = [{"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"command": {"type": "string"}},
                    "required": ["command"]}}}]
 BACKUP = "/tmp/hostile-backup"
+URL = [""]
+"""The model endpoint in use (set in main; bypass-relay changes it)."""
 
 
-BRIDGE_PORT = 13131
-"""Where inspect's model bridge listens in the container (the relay in front of it: 13132)."""
+BESIDE_PORT = 13132
+"""Where a model endpoint listened beside the relay in older layouts (inspect's bridge used to be
+in the container, behind a relay); the relay at 13131 is the only endpoint now."""
 
 
 def base_url():
-    url = os.environ["OPENAI_BASE_URL"].rstrip("/")
-    if MODE == "bypass-relay":  # straight to the bridge, around whatever relays for it
-        url = re.sub(r"127\.0\.0\.1:\d+", f"127.0.0.1:{BRIDGE_PORT}", url)
-    return url
+    return os.environ["OPENAI_BASE_URL"].rstrip("/")
+
+
+def bypassed_url():
+    """The port beside the relay's when something answers there, else the relay's own."""
+    url = re.sub(r"127\.0\.0\.1:\d+", f"127.0.0.1:{BESIDE_PORT}", base_url())
+    try:
+        urllib.request.urlopen(url + "/models", timeout=5)
+        return url
+    except OSError as err:
+        print(f"nothing beside the relay ({err}): back to {base_url()}")
+        return base_url()
 
 
 def chat(messages):
     body = json.dumps({"model": os.environ.get("LOOPLAB_MODEL", "inspect"), "messages": messages,
                        "tools": TOOLS}).encode()
-    req = urllib.request.Request(base_url() + "/chat/completions", data=body,
+    req = urllib.request.Request(URL[0] + "/chat/completions", data=body,
                                  headers={"Content-Type": "application/json",
                                           "Authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", "")})
     with urllib.request.urlopen(req, timeout=120) as resp:
@@ -126,12 +138,26 @@ def write_evidence():
 
 
 def bypass_relay():
-    print(sh("pkill -9 -f wire_relay; echo pkill=$?").stdout)
+    mine = {os.getpid(), os.getppid()}
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if pid not in mine and argv and b"python" in argv[0]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                print(f"killed {pid}")
+            except OSError as err:
+                print(f"kill {pid}: {err}")
+    URL[0] = bypassed_url()
 
 
 # --- the loop ----------------------------------------------------------------------------------
 
 def main(task):
+    URL[0] = base_url()
     if MODE == "restore":
         shutil.copytree(".", BACKUP, symlinks=True)
     if MODE == "kill-sandbox":
