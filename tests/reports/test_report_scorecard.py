@@ -147,3 +147,13 @@ def test_bad_directory_answered_before_heavy_imports(tmp_path: Path):
                        text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert r.stdout.split("\n")[0] == "2 []", r.stdout + r.stderr
     assert "does not exist" in r.stderr
+
+
+def test_heatmap_columns_run_from_most_items_passed(standard_run, tmp_path: Path):
+    from reports.card import build, by_score
+
+    card = build(standard_run, tmp_path)
+    order = by_score(card)
+    assert sorted(order) == sorted(standard_run.configs)
+    passed = {r["config"]: r["passed"] for r in card.summary.to_dict("records")}
+    assert [passed[c] for c in order] == sorted(passed.values(), reverse=True)
