@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from reports import charts, tables
+from reports.by_harness import by_score
 from reports.catalog import catalog
 from reports.load import RunData
 from reports.serving import serving_rows
@@ -56,19 +57,10 @@ def build(run: RunData, out_dir: Path) -> Scorecard:
     )
 
 
-def by_score(card: Scorecard) -> list[str]:
-    """Configurations, most items passed first (fewest failed breaks ties; then run order): the
-    heatmap of many harnesses reads from the strongest to the weakest."""
-    order = {c: i for i, c in enumerate(card.run.configs)}
-    rows = {r["config"]: r for r in card.summary.to_dict("records")}
-    return sorted(card.run.configs, key=lambda c: (-rows[c]["passed"], rows[c]["failed"], order[c])
-                  if c in rows else (0, 0, order[c]))
-
-
 def draw(card: Scorecard) -> None:
     out = card.out_dir
     configs = card.run.configs
     if len(card.cells):
-        card.charts["heatmap"] = charts.heatmap(card.cells, by_score(card), out / CHARTS["heatmap"])
+        card.charts["heatmap"] = charts.heatmap(card.cells, by_score(card.summary, card.run.configs), out / CHARTS["heatmap"])
         card.charts["families"] = charts.family_bars(card.cells, configs, out / CHARTS["families"])
     card.charts["cost"] = charts.cost_bars(card.cost, out / CHARTS["cost"])

@@ -96,9 +96,11 @@ def unexplained_deferred_imports(files: dict[str, Path]) -> list[str]:
     for path in files.values():
         lines = path.read_text(encoding="utf-8").splitlines()
         tree = ast.parse("\n".join(lines))
-        starts = {node.lineno for fn in ast.walk(tree)
+        # every line of each import (a parenthesised one spans several): one block per run
+        starts = {line for fn in ast.walk(tree)
                   if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)
-                  for node in ast.walk(fn) if isinstance(node, ast.Import | ast.ImportFrom)}
+                  for node in ast.walk(fn) if isinstance(node, ast.Import | ast.ImportFrom)
+                  for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
         for line in sorted(starts):
             first = last = line
             while first - 1 in starts:

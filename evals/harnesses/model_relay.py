@@ -56,6 +56,7 @@ class _Internals:
 
     def __init__(self) -> None:
         try:
+            # Private modules: imported here, once, so a layout without them is one clear error.
             from inspect_ai._util.working import untracked_sandbox_execs
             from inspect_ai.agent._bridge._errors import provider_error_payload
             from inspect_ai.agent._bridge.sandbox.service import (
@@ -68,7 +69,7 @@ class _Internals:
             from inspect_ai.util._limit import LimitExceededError
             from inspect_ai.util._sandbox.service import find_control_flow
         except ImportError as err:
-            from importlib.metadata import version
+            from importlib.metadata import version  # only to name the installed inspect
 
             raise RelayUnsupportedError(
                 f"looplab's model relay calls inspect's sandbox bridge handlers, which inspect-ai "
@@ -91,9 +92,10 @@ def _cache_installed_versions() -> None:
     and parsing the package's metadata file each time (about 5 ms on this machine, twice a
     call). An installed version does not change while a process runs: remember it. Without the
     helper (another inspect layout) nothing changes but the speed."""
-    import functools
+    import functools  # used only here
 
     try:
+        # Private: a layout without it changes nothing but the speed.
         from inspect_ai._util import version as versions
     except ImportError:
         return
@@ -122,7 +124,7 @@ def load_handlers(api: str) -> None:
     """Import inspect's handler for ``api`` (a spec's ``api``) now: it imports the provider's
     SDK types on first use (seconds on a small machine), which would otherwise fall on the
     first sample's first model call. Raises ``RelayUnsupportedError`` as ``internals``."""
-    import importlib
+    import importlib  # only where a spec's API is known
 
     internals()
     if api in _HANDLER_MODULES:

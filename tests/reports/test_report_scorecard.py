@@ -150,10 +150,24 @@ def test_bad_directory_answered_before_heavy_imports(tmp_path: Path):
 
 
 def test_heatmap_columns_run_from_most_items_passed(standard_run, tmp_path: Path):
-    from reports.card import build, by_score
+    from reports.by_harness import by_score
+    from reports.card import build
 
     card = build(standard_run, tmp_path)
-    order = by_score(card)
+    order = by_score(card.summary, standard_run.configs)
     assert sorted(order) == sorted(standard_run.configs)
     passed = {r["config"]: r["passed"] for r in card.summary.to_dict("records")}
     assert [passed[c] for c in order] == sorted(passed.values(), reverse=True)
+
+
+def test_by_harness_counts_each_family_and_names_what_failed(card_dir: Path):
+    md = (card_dir / "scorecard.md").read_text()
+    section = md.split("## By harness", 1)[1].split("\n## ", 1)[0]
+    naive = next(ln for ln in section.splitlines() if ln.startswith("| naive |"))
+    cells = [c.strip() for c in naive.strip("|").split("|")[1:]]
+    # naive: 1 passed, 4 failed, 1 not applicable over 6 probed items (the summary's row)
+    counts = [[int(n) for n in c.split(" (")[0].split(" / ")] for c in cells if c != "–"]
+    totals = [sum(row[k] for row in counts) for k in range(3)]
+    assert totals == [1, 4, 1]
+    line = next(ln for ln in section.splitlines() if ln.startswith("- **naive**"))
+    assert f"`{lb.LOOP}`" in line and "fails" in line
