@@ -44,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
                    help="log directory of one run (a symlink such as logs/latest is resolved)")
     s.add_argument("--out", metavar="DIR", type=Path,
                    help="output folder (default: LOGDIR/report, beside the logs)")
+    s.add_argument("--common", action="store_true",
+                   help="count only the scenarios every configuration ran (a run stopped early: "
+                        "its configurations compared on the same scenarios; still incomplete)")
     c = sub.add_parser("compare", help="compare two runs, or two configurations of one run",
                        description="Items that changed state, figures that moved, and paired "
                                    "statistics; writes compare.md and prints it.",
@@ -93,7 +96,7 @@ def scorecard(args: argparse.Namespace) -> int:
     out = args.out or report_dir(logdir)
     from reports.scorecard import headline, write_scorecard  # heavy (see the module's docstring)
 
-    card, written = _guard(lambda: write_scorecard(logdir, out))
+    card, written = _guard(lambda: write_scorecard(logdir, out, common=args.common))
     print(f"wrote {_show(out)}/: " + ", ".join(p.name for p in written.values()))
     for line in headline(card)[:3]:
         print(line)

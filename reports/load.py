@@ -144,6 +144,32 @@ def select_config(run: RunData, config: str) -> RunData:
     )
 
 
+def common_part(run: RunData) -> RunData:
+    """The part of ``run`` every configuration ran: the (scenario, epoch) pairs that have a
+    result (scored, or errored while running) under each configuration. For a run stopped
+    early: its configurations compared on the same scenarios. A note says how much was left."""
+    ran = run.samples[run.samples["exit_status"] != "not_run"]
+    keys = None
+    for config in run.configs:
+        mine = set(zip(*(ran.loc[ran["config"] == config, k] for k in ("scenario_id", "epoch")),
+                       strict=True))
+        keys = mine if keys is None else keys & mine
+    keys = keys or set()
+
+    def keep(frame: pd.DataFrame) -> pd.DataFrame:
+        pairs = zip(frame["scenario_id"], frame["epoch"], strict=True)
+        return frame[[pair in keys for pair in pairs]]
+
+    samples = keep(run.samples)
+    n_scenarios = len({k[0] for k in keys})
+    note = (f"only the {n_scenarios} scenario(s) every configuration ran are counted "
+            f"(--common): {len(run.samples) - len(samples)} of {len(run.samples)} sample rows "
+            "left out")
+    return RunData(logdir=run.logdir, name=run.name, evals=run.evals, samples=samples,
+                   items=keep(run.items), configs=run.configs, notes=[note, *run.notes],
+                   damaged=run.damaged)
+
+
 def _one_line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0] if text else ''}"

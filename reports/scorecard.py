@@ -7,13 +7,17 @@ from pathlib import Path
 from reports.card import Scorecard, build, draw
 from reports.fmt import rate
 from reports.html import render_html
-from reports.load import load_run
+from reports.load import common_part, load_run
 from reports.markdown import render_markdown
 
 
-def write_scorecard(logdir: Path, out_dir: Path) -> tuple[Scorecard, dict[str, Path]]:
-    """Read ``logdir`` and write the scorecard files into ``out_dir``; returns what was written."""
+def write_scorecard(logdir: Path, out_dir: Path,
+                    common: bool = False) -> tuple[Scorecard, dict[str, Path]]:
+    """Read ``logdir`` and write the scorecard files into ``out_dir``; returns what was written.
+    ``common``: count only the scenarios every configuration ran (``load.common_part``)."""
     run = load_run(logdir)
+    if common:
+        run = common_part(run)
     out_dir.mkdir(parents=True, exist_ok=True)
     card = build(run, out_dir)
     draw(card)

@@ -171,3 +171,24 @@ def test_by_harness_counts_each_family_and_names_what_failed(card_dir: Path):
     assert totals == [1, 4, 1]
     line = next(ln for ln in section.splitlines() if ln.startswith("- **naive**"))
     assert f"`{lb.LOOP}`" in line and "fails" in line
+
+
+def test_common_counts_only_the_scenarios_every_configuration_ran(standard_run):
+    from reports.load import common_part
+
+    run = common_part(standard_run)
+    ran = standard_run.samples[standard_run.samples["exit_status"] != "not_run"]
+    react = set(zip(ran.loc[ran["config"] == "inspect-react", "scenario_id"],
+                    ran.loc[ran["config"] == "inspect-react", "epoch"], strict=True))
+    assert react and len(run.samples) < len(standard_run.samples)
+    for config in standard_run.configs:
+        mine = run.samples[run.samples["config"] == config]
+        assert set(zip(mine["scenario_id"], mine["epoch"], strict=True)) <= react
+    assert set(run.items["scenario_id"]) <= {s for s, _ in react}
+    assert "--common" in run.notes[0]
+
+
+def test_common_flag_writes_the_note_and_stays_incomplete(standard_logs: Path, tmp_path: Path, cli):
+    res = cli("scorecard", str(standard_logs), "--common", "--out", str(tmp_path / "c"))
+    assert res.returncode == 1, res.stderr
+    assert "(--common)" in (tmp_path / "c" / "scorecard.md").read_text()
