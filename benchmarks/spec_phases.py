@@ -127,7 +127,10 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
     from scenarios.loader import get_scenario
 
     spec, scenario = get_spec(spec_id), get_scenario(scenario_id)
-    config = DockerSandboxConfig(image=ensure_image(spec, log=False), memory="2g", pids_limit=512)
+    # No tmpfs mounts: the floor writes the scenario's files with the archive API, which cannot
+    # reach into a tmpfs (the eval's sandbox writes them through its command agent instead).
+    config = DockerSandboxConfig(image=ensure_image(spec, log=False), memory="2g", pids_limit=512,
+                                 tmpfs=())
     t0 = time.time()
     container_id, _ = create_container(config, "looplab-floor")
     started = time.time()
