@@ -27,7 +27,8 @@ HISTORICAL = {ROOT / "docs" / "results.md"}
 
 MAX_README_LINES = 260
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+CODE_SPAN = re.compile(r"```.*?```|`[^`]+`", re.S)
+"""A fenced block, or inline code (which may wrap onto the next line)."""
 REPO_PATH = re.compile(r"^(?:harness|evals|scenarios|sandboxes|reports|tests|benchmarks|docs)/[\w./-]*$")
 PLACEHOLDER = re.compile(r"[<>{}*]|\.\.\.")
 CHECKLIST_ID = re.compile(
@@ -82,7 +83,8 @@ def _make_targets_in_help() -> set[str]:
 def test_every_make_target_the_readme_names_is_in_make_help():
     named: set[str] = set()
     for span in CODE_SPAN.findall(README.read_text(encoding="utf-8")):
-        for line in span.strip("`").splitlines():
+        fenced = span.startswith("```")
+        for line in span.strip("`").splitlines() if fenced else [" ".join(span.strip("`").split())]:
             for m in re.finditer(r"(?:^|[\s;&|(])make((?:\s+[a-z][\w-]*)+)", line):
                 named.update(m.group(1).split())  # `make venv sandbox` names two targets
     assert "eval" in named and "test" in named, "the README must name make eval and make test"
