@@ -1,6 +1,6 @@
 """The presets at a glance: which controls are on, with their main numbers (Markdown).
 
-``python -m harness.presets`` prints it; the README embeds it and a test keeps them in step.
+``python -m harness.presets`` prints it; docs/presets.md embeds it and a test keeps them in step.
 """
 
 from __future__ import annotations

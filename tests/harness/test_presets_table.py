@@ -1,19 +1,20 @@
-"""The README's presets table is the generated one (presets are data; the table cannot drift)."""
+"""The presets table in docs/presets.md is the generated one (presets are data; the table cannot
+drift)."""
 
 from pathlib import Path
 
 from harness.presets import PresetError, get_preset, preset_names
 from harness.presets.table import presets_table
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "presets.md"
 
 
-def test_readme_embeds_the_current_presets_table():
-    text = README.read_text()
+def test_presets_page_embeds_the_current_presets_table():
+    text = PAGE.read_text(encoding="utf-8")
     start = text.index("<!-- presets-table:start -->") + len("<!-- presets-table:start -->")
     end = text.index("<!-- presets-table:end -->")
     assert text[start:end].strip() == presets_table().strip(), \
-        "README presets table is stale: paste the output of `python -m harness.presets`"
+        "docs/presets.md presets table is stale: paste the output of `python -m harness.presets`"
 
 
 def test_every_preset_loads_and_unknown_names_list_the_valid_ones():
