@@ -163,6 +163,20 @@ else
   step "engine: up ($(docker version -f '{{.Server.Version}}' 2>/dev/null))"
 fi
 
+# --- (a2) inotify instances -----------------------------------------------------------------------
+# Every sandbox runs a witness holding one inotify instance, and containers run as host uid 0, so
+# all of them share root's fs.inotify.max_user_instances (128 on many kernels): a matrix run's warm
+# pools pass that, and the witnesses of later containers cannot start (their samples error).
+want_inotify=8192
+have_inotify="$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 0)"
+if (( have_inotify >= want_inotify )); then
+  step "inotify: $have_inotify instances per user"
+elif [[ "$(id -u)" == 0 ]] && sysctl -qw "fs.inotify.max_user_instances=$want_inotify" 2>/dev/null; then
+  step "inotify: instances per user raised from $have_inotify to $want_inotify"
+else
+  step "inotify: $have_inotify instances per user: at most that many sandboxes at once (as root: sysctl -w fs.inotify.max_user_instances=$want_inotify)"
+fi
+
 # --- (b) base image -------------------------------------------------------------------------------
 make_base_by_debootstrap() {
   [[ "$(id -u)" == 0 ]] || fail 4 "$BASE_IMAGE is missing, pulling failed and debootstrap needs root"

@@ -105,3 +105,7 @@ def test_check_and_fast_path_on_a_ready_engine() -> None:
     assert again.returncode == 0, again.stderr
     assert f"image: {IMAGE} up to date" in again.stdout
     assert "building" not in again.stdout
+    # one witness (an inotify instance) per sandbox: as root the script lifts the per-user bound
+    assert "inotify:" in again.stdout
+    if os.geteuid() == 0:
+        assert int(Path("/proc/sys/fs/inotify/max_user_instances").read_text()) >= 8192
