@@ -142,8 +142,8 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
         write_via_archive(container_id, f"{FLOOR_DIR}/floor_server.py",
                           (ROOT / "benchmarks" / "floor_server.py").read_bytes())
         write_via_archive(container_id, f"{FLOOR_DIR}/answers.json", json.dumps(answers).encode())
-        write_via_archive(container_id, TASK_FILE, scenario.prompt.encode())
         api = api_client()
+        _write(api, container_id, TASK_FILE, scenario.prompt.encode())
         _workspace(api, container_id, scenario)
         server, sock = attach_exec(api, container_id, ["python3", f"{FLOOR_DIR}/floor_server.py",
                                                        f"{FLOOR_DIR}/answers.json", "13131"])
@@ -176,17 +176,32 @@ def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> 
 def _workspace(api: Any, container_id: str, scenario: Any) -> None:
     """The scenario's files and set-up commands, as the eval's set-up makes them (untimed):
     the harness's tool calls then do the same work in the floor as in the eval."""
-    from sandboxes.docker_files import write_via_archive
+    from sandboxes.config import AGENT_USER
     from sandboxes.docker_io import run_exec
 
     for path, content in scenario.files.items():
-        write_via_archive(container_id, f"/workspace/{path}", content.encode())
+        _write(api, container_id, f"/workspace/{path}", content.encode())
     for command in scenario.setup:
         out = run_exec(api, container_id, ["bash", "-c", command], stdin=None,
-                       workdir="/workspace", env=None, user=None, deadline_s=120,
+                       workdir="/workspace", env=None, user=AGENT_USER, deadline_s=120,
                        output_limit=1 << 20)
         if out.returncode != 0:
-            raise RuntimeError(f"floor set-up of {scenario.id}: {command[:80]!r} failed")
+            raise RuntimeError(f"floor set-up of {scenario.id}: {command[:80]!r} failed: "
+                               f"{out.stderr.decode(errors='replace')[-300:]}")
+
+
+def _write(api: Any, container_id: str, path: str, data: bytes) -> None:
+    """Write a file as the eval does (as ``agent``, the harness's user), through an exec: the
+    engine's archive API writes below a tmpfs mount (/workspace, /tmp), where nothing sees it."""
+    from sandboxes.config import AGENT_USER
+    from sandboxes.docker_io import run_exec
+
+    out = run_exec(api, container_id, ["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"',
+                                       "sh", path], stdin=data, workdir="/", env=None,
+                   user=AGENT_USER, deadline_s=120, output_limit=1 << 16)
+    if out.returncode != 0:
+        raise RuntimeError(f"floor set-up: cannot write {path}: "
+                           f"{out.stderr.decode(errors='replace')[-300:]}")
 
 
 def _wait_for(sock: Any, marker: bytes, timeout_s: float = 60) -> None:

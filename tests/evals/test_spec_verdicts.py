@@ -4,7 +4,10 @@ the shipped harness specs on a fixed scenario set get the verdicts recorded in
 
 CI runs the pairs under ``checked`` (one harness per provider API the relay serves, on
 scenarios with many turns, a provider fault and a fallback); ``LOOPLAB_SPEC_VERDICTS=all`` runs
-every recorded pair (about an hour on a shared 2-core machine)."""
+every recorded pair (about an hour on a shared 2-core machine).
+
+An entry is ``{<item>: <state>}``; one whose verdict moved also says what it ``was`` and the
+``reason`` it moved (what changed, and why the new verdict is the truthful one)."""
 
 from __future__ import annotations
 
@@ -25,6 +28,13 @@ DATA: dict[str, Any] = yaml.safe_load(
 RUN: dict[str, list[str]] = (
     {spec: sorted(by_scenario) for spec, by_scenario in DATA["verdicts"].items()}
     if os.environ.get("LOOPLAB_SPEC_VERDICTS") == "all" else DATA["checked"])
+NOTES = ("was", "reason")
+"""Keys of an entry that note a moved verdict, beside its items."""
+
+
+def states(entry: dict[str, str]) -> dict[str, str]:
+    """An entry's items and their recorded states, without its notes."""
+    return {item: state for item, state in entry.items() if item not in NOTES}
 
 
 def test_the_data_is_whole() -> None:
@@ -33,6 +43,18 @@ def test_the_data_is_whole() -> None:
         assert set(scenarios) <= set(DATA["verdicts"][spec]), spec
     for spec, by_scenario in DATA["verdicts"].items():
         assert sorted(by_scenario) == sorted(DATA["scenarios"]), spec
+
+
+def test_a_moved_verdict_says_why() -> None:
+    """An entry that notes what it ``was`` has a ``reason``, and the other way round; what it
+    was differs from what it is now (one item per entry, as every recorded scenario probes)."""
+    for spec, by_scenario in DATA["verdicts"].items():
+        for scenario, entry in by_scenario.items():
+            where = f"{spec} / {scenario}"
+            assert ("was" in entry) == ("reason" in entry), where
+            if "was" in entry:
+                assert str(entry["reason"]).strip(), where
+                assert [entry["was"]] != list(states(entry).values()), where
 
 
 @pytest.mark.parametrize("spec_id", sorted(RUN))
@@ -46,5 +68,5 @@ def test_spec_verdicts_are_as_recorded(spec_id: str, tmp_path: Path) -> None:
         assert sample.error is None, f"{spec_id} / {sample.id}: {sample.error.message}"
         items = sample.scores["checklist"].metadata["items"]
         got[str(sample.id)] = {item: verdict["state"] for item, verdict in sorted(items.items())}
-    expected = {scenario: DATA["verdicts"][spec_id][scenario] for scenario in scenarios}
+    expected = {scenario: states(DATA["verdicts"][spec_id][scenario]) for scenario in scenarios}
     assert got == expected
