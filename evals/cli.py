@@ -29,7 +29,6 @@ from evals import stopping
 from evals.bench.cli import add_parser as add_bench_parser
 from evals.cluster.shards import MIN_SHARD
 from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, SANDBOXES, NonEmptyList, positive_int
-from evals.harnesses.check import EXIT_CODES as CHECK_EXIT_CODES
 from evals.harnesses.spec import SpecError, with_spec_folders
 from evals.realmodel.run import add_parser as add_real_parser
 from evals.sandbox_check import start_check
@@ -108,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ch = sub.add_parser("check-harness", help="build a harness spec's image and check that the "
                         "harness reaches the model (seconds; its own error when it does not)",
-                        epilog=CHECK_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     ch.add_argument("harness", help="a harness spec id, or a folder holding harness.yaml")
     ch.add_argument("--timeout", type=positive_int, default=None, metavar="S",
                     help="stop the harness after S seconds (default: its finish.timeout_s plus "

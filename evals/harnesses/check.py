@@ -9,7 +9,7 @@ container that answers every call with the text ``done`` and no tool call
 Reached the model (at least one model request arrived) is exit 0, with the request count, the
 time to the first request and how the harness ended; a harness that never reached it is exit 1,
 with its own exit code and the tail of its output (an import error, a missing binary, a wrong
-base URL...). A bad id, a broken spec or a failed image build is exit 2 (``EXIT_CODES``).
+base URL...). A bad id, a broken spec or a failed image build is exit 2 (``evals.flags.EXIT_CODES``).
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ from evals.harnesses.spec import HarnessSpec, load_factor, run_limit_s
 
 CHECK_DIR = "/opt/looplab-check"
 TASK = "Reply with the single word done. Do not run any command."
-EXIT_CODES = """\
-exit codes:
-  0  the harness reached the model (its requests, the time to the first and its ending printed)
-  1  it never reached the model: its exit code and the tail of its output are printed
-  2  bad input: unknown id, a spec that does not load, an image that does not build (named)"""
 _HERE = Path(__file__).resolve().parent
 _RELAY_SERVER = _HERE.parents[1] / "sandboxes" / "model_relay_server.py"
 
