@@ -15,6 +15,7 @@ EPOCHS ?= 1# epochs per sample (more than 1 gives compare its statistics)
 SCENARIOS ?=# eval: comma-separated scenario ids (default: all)
 FAMILY ?=# eval: only this checklist family (loop, context, provider, security...)
 RAY ?=# eval: spread the run over a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (docs/cluster.md)
+PROFILE ?=# eval: core (one scenario per checklist item, every family: scenarios/profiles/core.yaml) to iterate on a harness, then the whole library
 SUITE ?=# eval: library (the scenario files with their corpus expansions), families (the generated variants) or all (default)
 LOGS ?= logs/latest# log directory that report and compare read
 SCENARIO ?=# repro and proxy: one scenario id
@@ -31,8 +32,9 @@ REAL_CONFIGS ?= naive,seed004,looplab# configurations for real: presets and harn
 BENCH_MODEL ?= scripted-bench/oracle# model for bench
 BENCH_ARGS ?=# extra arguments for bench (e.g. --real)
 HARNESSES ?= all# harness specs for harness-images (comma-separated ids)
+HARNESS ?=# check-harness: a harness spec id, or a folder holding harness.yaml
 SPECS ?= all# harness specs for bench-specs (comma-separated ids)
-.PHONY: help venv sandbox harness-images browser ray-extra eval report compare repro list test test-unit check bench-harness bench-realistic bench-specs clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
+.PHONY: help venv sandbox harness-images check-harness browser ray-extra eval report compare repro list test test-unit check bench-harness bench-realistic bench-specs clean clean-sandboxes vllm vllm-env vllm-stop model proxy real bench
 # `make vllm MODEL=<dir or name>` serves MODEL; with MODEL left at its default (the scripted
 # model) it serves the embedded SmolLM2 directory, building it first when missing.
 SERVE_MODEL = $(if $(filter scripted/%,$(MODEL)),$(MODEL_DIR),$(MODEL))
@@ -57,12 +59,16 @@ sandbox: ## Start a Docker engine if none runs (root on Debian) and build the sa
 harness-images: venv ## Build the images of the harness specs (sandboxes/harnesses/<id>; HARNESSES=id,...), cached by content
 	$(PY) -m evals.harnesses build $(HARNESSES)
 
+check-harness: venv ## Build HARNESS's image and check in seconds that it reaches the model (exit 0), or print its own error (exit 1; 2: bad id or build)
+	@test -n "$(HARNESS)" || { echo "usage: make check-harness HARNESS=<id or folder with harness.yaml> (ids: make list)"; exit 2; }
+	$(PY) -m evals check-harness $(HARNESS)
+
 browser: ## Install Debian's Chromium for the scorecard rendering test (root; skipped if present)
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "chromium not installed (not root?): the browser test will be skipped"
 
 eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=, SUITE=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit codes: README, `looplab run --help`)
 	@if [ -n "$(RAY)" ]; then $(MAKE) --no-print-directory ray-extra; fi
-	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SUITE),--suite $(SUITE)) $(if $(RAY),--ray $(RAY))
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SUITE),--suite $(SUITE)) $(if $(PROFILE),--profile $(PROFILE)) $(if $(RAY),--ray $(RAY))
 
 report: venv ## Write the scorecard for LOGS (default: logs/latest) beside its logs, to <run>/report/ (exit 1: the run is incomplete)
 	$(PY) -m reports scorecard $(LOGS)
@@ -70,7 +76,7 @@ report: venv ## Write the scorecard for LOGS (default: logs/latest) beside its l
 compare: venv ## Compare configurations A and B in LOGS (or two log dirs: A=logs/x B=logs/y)
 	$(PY) -m reports compare $(A) $(B) --logs $(LOGS)
 
-repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=key=value,...] (exit 3: an item failed; make reports it as "Error 3")
+repro: venv ## Reproduce one scenario: make repro SCENARIO=<id> CONFIG=<preset, spec id or spec folder> [OVERRIDES=key=value,...] (exit 3: an item failed; make reports it as "Error 3")
 	@test -n "$(SCENARIO)" || { echo "usage: make repro SCENARIO=<id> CONFIG=<preset> [OVERRIDES=loop_detection.ping_pong=false] (ids: make list)"; exit 2; }
 	$(PY) -m evals repro $(SCENARIO) --config $(CONFIG) --sandbox $(SANDBOX) --model $(MODEL) $(if $(OVERRIDES),--overrides $(OVERRIDES))
 

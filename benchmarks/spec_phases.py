@@ -117,8 +117,8 @@ def _eval_run(sample: Any, answers: list[tuple[float, dict[str, Any]]]) -> Run:
 
 def floor_run(spec_id: str, scenario_id: str, answers: list[dict[str, Any]]) -> Run:
     """The harness against an instant server replaying ``answers``, no eval around it."""
-    from evals.harnesses.bridge_agent import TASK_FILE, command_for, environment
     from evals.harnesses.image import ensure_image
+    from evals.harnesses.launch import TASK_FILE, command_for, environment
     from evals.harnesses.spec import get_spec
     from sandboxes.config import DockerSandboxConfig
     from sandboxes.docker_agent import attach_exec

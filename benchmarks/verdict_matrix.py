@@ -44,7 +44,8 @@ HOSTILE = {
 }
 """Attack → the scenarios it is tried on (the toy's verdicts on all of them for comparison)."""
 HANG_S = 45
-"""``finish.timeout_s`` of the mode that hangs (the others keep the template's)."""
+"""``finish.timeout_s`` of the mode that hangs, with no start-up allowance (the others keep the
+template's)."""
 
 
 def hostile_specs(dest: Path, suffix: str = "") -> dict[str, str]:
@@ -57,7 +58,7 @@ def hostile_specs(dest: Path, suffix: str = "") -> dict[str, str]:
         data = yaml.safe_load((folder / "harness.yaml").read_text())
         data["id"], data["env"] = folder.name, {"HOSTILE_MODE": mode}
         if mode == "resend-hang":
-            data["finish"] = {**data["finish"], "timeout_s": HANG_S}
+            data["finish"] = {**data["finish"], "timeout_s": HANG_S, "start_s": 0}
         (folder / "harness.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
         configs[folder.name] = ",".join(scenarios)
     return configs

@@ -29,8 +29,10 @@ from evals import stopping
 from evals.bench.cli import add_parser as add_bench_parser
 from evals.cluster.shards import MIN_SHARD
 from evals.flags import DISPLAYS, EXIT_CODES, FAMILIES, SANDBOXES, NonEmptyList, positive_int
+from evals.harnesses.spec import SpecError, with_spec_folders
 from evals.realmodel.run import add_parser as add_real_parser
 from evals.sandbox_check import start_check
+from scenarios.profiles import load_profile, profile_names
 
 EXIT_BAD_INPUT = 2
 
@@ -56,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--suite", default="all", choices=["all", "library", "families"],
                    help="library: the scenario files with their corpus expansions; families: "
                         "the generated variants; all (default): both")
+    r.add_argument("--profile", default="", choices=profile_names(),
+                   help="a named scenario selection (scenarios/profiles/): core, one scenario per "
+                        "checklist item with every family covered, to iterate on a harness "
+                        "before the whole library; not with --scenarios")
     r.add_argument("--epochs", type=positive_int, default=1)
     # Samples mostly wait on sandboxes, not CPU: 16 at once keeps a 2-core machine busy without
     # sandbox round trips queueing behind each other (8 left it idle; 32 gained nothing).
@@ -99,10 +105,35 @@ def main(argv: list[str] | None = None) -> int:
     add_real_parser(sub)
     add_bench_parser(sub)
 
+    ch = sub.add_parser("check-harness", help="build a harness spec's image and check that the "
+                        "harness reaches the model (seconds; its own error when it does not)",
+                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ch.add_argument("harness", help="a harness spec id, or a folder holding harness.yaml")
+    ch.add_argument("--timeout", type=positive_int, default=None, metavar="S",
+                    help="stop the harness after S seconds (default: its finish.timeout_s plus "
+                         "its start-up allowance at this machine's load)")
+    ch.set_defaults(run="check_harness")
+
     ls = sub.add_parser("list", help="list configurations and scenarios")
     ls.set_defaults(run="run_list")
 
     args = p.parse_args(argv)
+    if getattr(args, "profile", ""):
+        if args.scenarios:
+            r.error("--profile and --scenarios: give one of them")
+        args.scenarios = ",".join(load_profile(args.profile).ids)
+    try:  # a spec given as a folder: its folder joins the search path, its id is used
+        if getattr(args, "configs", None):
+            args.configs = with_spec_folders(args.configs)
+        if getattr(args, "config", None):
+            args.config = with_spec_folders(args.config)
+    except SpecError as e:
+        print(f"looplab: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.run == "check_harness":  # no eval stack: the check answers in seconds
+        from evals.harnesses.check import main as check_main
+
+        return check_main(args.harness, args.timeout)
     # The sandbox's readiness is checked while the eval stack is imported (read-only: a bad
     # argument found later has changed nothing).
     if not getattr(args, "no_setup", False):

@@ -19,9 +19,11 @@ EXIT_CODES = """\
 exit codes (every looplab command; the README's table says the same):
   0    complete
   1    incomplete: a sample errored, a log did not finish or is damaged (named on stderr; the
-       scorecard marks the run incomplete and ranks nothing on it)
+       scorecard marks the run incomplete and ranks nothing on it); check-harness: the harness
+       never reached the model (its exit code and output tail printed)
   2    bad input: the flag, file or field is named; nothing ran, nothing was written (also: the
-       log directory is held by another run, which is named)
+       log directory is held by another run, which is named; check-harness: a spec that does
+       not load, an image that does not build)
   3    repro: a probed item failed
   129  stopped by SIGHUP (as 130)
   130  interrupted (SIGINT, Ctrl-C): every process of the run stopped, its sandboxes removed,

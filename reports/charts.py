@@ -32,9 +32,45 @@ STATE_STYLE = {
 }
 
 
+MANY_CONFIGS = 8
+"""Beyond this many configurations the heatmap's columns narrow and its cells carry the state's
+mark only (the counts stay in the tables)."""
+DARK_TEXT = {"unjudged", "not_probed"}
+"""States whose colour is light: their marks are written dark."""
+
+
+def config_order(cells: pd.DataFrame, configs: list[str]) -> list[str]:
+    """``configs`` by harness score, best first: the share of judged items passed (pass over
+    pass + fail), then more items passed, then fewer errors, then the name."""
+    def key(config: str) -> tuple[float, int, int, str]:
+        states = cells.loc[cells["config"] == config, "state"]
+        passed, failed = int((states == "pass").sum()), int((states == "fail").sum())
+        share = passed / (passed + failed) if passed + failed else -1.0
+        return (-share, -passed, int((states == "error").sum()), config)
+    return sorted(configs, key=key)
+
+
+def _score_label(cells: pd.DataFrame, config: str) -> str:
+    states = cells.loc[cells["config"] == config, "state"]
+    passed, judged = int((states == "pass").sum()), int(states.isin(["pass", "fail"]).sum())
+    return f"{config}  {passed}/{judged}" if judged else f"{config}  –"
+
+
+def item_order(cells: pd.DataFrame) -> list[str]:
+    """Items grouped by family in the checklist's family order, each family's items in the
+    order the cells give them."""
+    rank = {f: n for n, f in enumerate(families())}
+    first = {item: n for n, item in enumerate(dict.fromkeys(cells["item"]))}
+    fam = dict(zip(cells["item"], cells["family"], strict=False))
+    return sorted(first, key=lambda item: (rank.get(fam[item], len(rank)), first[item]))
+
+
 def heatmap(cells: pd.DataFrame, configs: list[str], path: Path) -> Path:
-    """Checklist items (rows, grouped by family) × configurations (columns)."""
-    items = list(dict.fromkeys(cells["item"]))
+    """Checklist items (rows, grouped by family) × configurations (columns, best harness score
+    first, each labelled with its items passed / judged)."""
+    items = item_order(cells)
+    configs = config_order(cells, configs)
+    many = len(configs) > MANY_CONFIGS
     code = {s: n for n, s in enumerate(CELL_STATES)}
     grid = np.zeros((len(items), len(configs)), dtype=int)
     marks = [["" for _ in configs] for _ in items]
@@ -43,27 +79,37 @@ def heatmap(cells: pd.DataFrame, configs: list[str], path: Path) -> Path:
         for j, config in enumerate(configs):
             r = by_key[(item, config)]
             grid[i, j] = code[r["state"]]
-            marks[i][j] = _mark(r)
-    height = 1.6 + 0.3 * len(items)
-    width = 3.8 + 1.25 * len(configs)
+            marks[i][j] = STATE_STYLE[r["state"]][2] if many else _mark(r)
+    height = 2.4 + 0.27 * len(items)
+    width = 4.2 + (0.5 if many else 1.25) * len(configs)
     fig, ax = plt.subplots(figsize=(width, height), dpi=100)
     cmap = ListedColormap([STATE_STYLE[s][0] for s in CELL_STATES])
     ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=len(CELL_STATES) - 0.5, aspect="auto")
     for i in range(len(items)):
         for j in range(len(configs)):
             if marks[i][j]:
-                ax.text(j, i, marks[i][j], ha="center", va="center", fontsize=8, color="white")
-    ax.set_xticks(range(len(configs)), configs, rotation=30, ha="right", fontsize=9)
+                dark = CELL_STATES[grid[i, j]] in DARK_TEXT
+                ax.text(j, i, marks[i][j], ha="center", va="center", fontsize=8,
+                        color="#222" if dark else "white")
+    labels = [_score_label(cells, c) for c in configs]
+    ax.set_xticks(range(len(configs)), labels, fontsize=9)
     ax.set_yticks(range(len(items)), items, fontsize=8)
     ax.xaxis.tick_top()
-    plt.setp(ax.get_xticklabels(), ha="left")
+    plt.setp(ax.get_xticklabels(), rotation=50 if many else 30, ha="left",
+             rotation_mode="anchor")
     _family_bands(ax, cells, items, len(configs))
     ax.set_xticks(np.arange(-0.5, len(configs)), minor=True)
-    ax.grid(which="minor", axis="x", color="white", linewidth=2)
+    ax.set_yticks(np.arange(-0.5, len(items)), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.5)
     ax.tick_params(which="minor", length=0)
-    handles = [Patch(color=STATE_STYLE[s][0], label=STATE_STYLE[s][1]) for s in CELL_STATES]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8,
-              frameon=False)
+    present = [s for s in CELL_STATES if (grid == code[s]).any()] or list(CELL_STATES)
+    handles = [Patch(color=STATE_STYLE[s][0], label=f"{STATE_STYLE[s][2]} {STATE_STYLE[s][1]}")
+               for s in present]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.01),
+              ncol=min(len(handles), 5), fontsize=9, frameon=False)
+    ax.set_xlabel("configurations, best harness score first (items passed / judged)",
+                  fontsize=9, labelpad=8)
+    ax.xaxis.set_label_position("top")
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
@@ -80,9 +126,10 @@ def _family_bands(ax, cells: pd.DataFrame, items: list[str], n_configs: int) -> 
     for i in range(1, len(items) + 1):
         if i == len(items) or fam[items[i]] != fam[items[start]]:
             if i < len(items):
-                ax.axhline(i - 0.5, color="black", linewidth=1.2)
-            ax.text(n_configs - 0.45, (start + i - 1) / 2, fam[items[start]], rotation=270,
-                    va="center", ha="left", fontsize=8, fontweight="bold")
+                ax.axhline(i - 0.5, color="black", linewidth=1.5)
+            # horizontal: a one-item family's name stays inside its own band
+            ax.text(n_configs - 0.35, (start + i - 1) / 2, fam[items[start]], va="center",
+                    ha="left", fontsize=9, fontweight="bold")
             start = i
 
 

@@ -13,7 +13,6 @@ crash before its first request) raises: the sample is an *error*, never a verdic
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 from collections.abc import Callable
@@ -26,22 +25,15 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import sandbox, store_as
 
 from evals.agents import fallback_model
+from evals.harnesses.launch import LOG, TASK_FILE, command_for, environment, launch_argv
 from evals.harnesses.model_relay import load_handlers, relay_bridge
-from evals.harnesses.spec import HOME_IN_IMAGE, HarnessSpec
+from evals.harnesses.spec import HarnessSpec, run_limit_s
 from evals.library import get_scenario
 from evals.realmodel.bridge_models import proxied_bridge_models
 from evals.state import ActorObservations, HarnessRun, ProxyLog, RunRecord
 from harness.presets import deep_merge
-from sandboxes.config import AGENT_USER
-from sandboxes.model_relay import RELAY_PORT
 from scenarios.schema import Scenario
 
-HARNESS_PORT = RELAY_PORT
-"""What the harness talks to: the container's model relay (the port of inspect's own bridge)."""
-
-LOG = "/tmp/looplab-harness.log"
-TASK_FILE = "/tmp/looplab-task.txt"
-MODEL = "inspect"
 NOT_ACTIONS = ("Answer", "Empty", "ThoughtOnly", "Summary")
 """Actor replies that ask the harness to do nothing."""
 
@@ -58,57 +50,6 @@ class ModelCallLimit(Exception):
     """Raised by the bridge filter once a harness exceeds ``finish.model_call_limit``."""
 
     status_code = 400
-
-
-def flatten(conditions: dict[str, Any], prefix: str = "") -> list[str]:
-    """``{"a": {"b": 1}}`` → ``["a.b=1"]`` (leaves as YAML scalars; lists and maps as JSON)."""
-    out: list[str] = []
-    for key, value in conditions.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            out.extend(flatten(value, f"{path}."))
-        else:
-            out.append(f"{path}={json.dumps(value) if isinstance(value, list | dict) else value}")
-    return out
-
-
-def command_for(spec: HarnessSpec, task: str, workdir: str, conditions: dict[str, Any],
-                fallbacks: list[str]) -> list[str]:
-    """The launch argv with its placeholders filled in."""
-    values = placeholder_values(workdir) | {"{task}": task}
-    argv: list[str] = []
-    for arg in spec.launch:
-        if arg == "{conditions}":
-            argv += [x for item in flatten(conditions) for x in (spec.conditions_flag, item)]
-        elif arg == "{fallbacks}":
-            argv += [x for name in fallbacks for x in (spec.fallback_flag, name)]
-        else:
-            for key, value in values.items():
-                arg = arg.replace(key, value)
-            argv.append(arg)
-    return argv
-
-
-def placeholder_values(workdir: str) -> dict[str, str]:
-    return {"{task_file}": TASK_FILE, "{base_url}": f"http://127.0.0.1:{HARNESS_PORT}/v1",
-            "{bridge_url}": f"http://127.0.0.1:{HARNESS_PORT}", "{model}": MODEL, "{workdir}": workdir,
-            "{home}": HOME_IN_IMAGE}
-
-
-def environment(spec: HarnessSpec, workdir: str) -> dict[str, str]:
-    values = placeholder_values(workdir)
-    env = {"OPENAI_BASE_URL": values["{base_url}"], "OPENAI_API_KEY": "looplab",
-           "ANTHROPIC_BASE_URL": values["{bridge_url}"], "ANTHROPIC_API_KEY": "looplab",
-           "GOOGLE_GEMINI_BASE_URL": values["{bridge_url}"], "GEMINI_API_KEY": "looplab",
-           "LOOPLAB_MODEL": MODEL, "LOOPLAB_TASK_FILE": TASK_FILE,
-           # HOME in a scratch dir: a harness writing its config there keeps the container reusable
-           "HOME": "/tmp/looplab-home", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-           "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1"}
-    for key, value in spec.env.items():
-        for name, v in values.items():
-            value = value.replace(name, v)
-        env[key] = value
-    return env
 
 
 def call_limiter(limit: int) -> Any:
@@ -195,17 +136,10 @@ async def _launch(spec: HarnessSpec, argv: list[str], workdir: str) -> tuple[int
     → (exit code, output tail, whether the wall-clock limit stopped it). An exit of 124 or 137
     before the limit is the harness's own (137: killed, e.g. by the kernel for want of
     memory)."""
-    limit = int(spec.finish.timeout_s)
-    # Root starts it and waits for it: the harness's parent (`timeout`) is root's, so the
-    # harness cannot end its own run early by killing what waits for it. It runs as `agent`
-    # (setpriv), its OOM score raised first (its children inherit it).
-    script = (f"install -d -o {AGENT_USER} -g {AGENT_USER} \"$HOME\" && "
-              "echo 1000 > /proc/self/oom_score_adj && "
-              f"exec timeout -k 5 {limit} setpriv --reuid={AGENT_USER} --regid={AGENT_USER} "
-              f"--init-groups -- \"$@\" >{LOG} 2>&1 </dev/null")
+    limit = run_limit_s(spec.finish)
     started = time.monotonic()
     try:
-        res = await sandbox().exec(["bash", "-c", script, "harness", *argv], cwd=workdir,
+        res = await sandbox().exec(launch_argv(limit, argv), cwd=workdir,
                                    env=environment(spec, workdir), timeout=limit + 30,
                                    user="root")
         code = res.returncode

@@ -5,11 +5,15 @@ chain, so requirements are installed on the host (``pip install --target`` for C
 manylinux wheels, ``npm install --prefix``) into a build context that the image copies in.
 The image tag carries a hash of everything that goes into it (spec folder, Dockerfile, copied
 project packages, base image id, install arguments): an unchanged spec is never rebuilt, and a
-changed one always is. A file lock per spec lets parallel processes share one build.
+changed one always is. The rebuild is cheap where the change is: the Dockerfile's layers go
+from the requirements (installed once per requirements content, then cached by Docker by what
+they copy) to the spec folder last, so an edit to a launcher rebuilds one ``COPY``. A file lock
+per spec lets parallel processes share one build.
 """
 
 from __future__ import annotations
 
+import compileall
 import fcntl
 import hashlib
 import re
@@ -30,6 +34,7 @@ PIP_TARGET_ARGS = ("--python-version", "3.11", "--implementation", "cp", "--only
                    "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64",
                    "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_34_x86_64")
 """The sandbox image's Python (Debian bookworm: CPython 3.11, glibc 2.36)."""
+IMAGE_PYTHON = (3, 11)
 _SKIP = {"__pycache__", ".pytest_cache", ".mypy_cache"}
 
 
@@ -160,6 +165,8 @@ def build_context(spec: HarnessSpec) -> Path:
         shutil.rmtree(ctx / name, ignore_errors=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(spec.folder, ctx / "spec", ignore=ignore)
+    if sys.version_info[:2] == IMAGE_PYTHON:  # the image copies them last, with no RUN after
+        compileall.compile_dir(ctx / "spec", quiet=2)
     (ctx / "project").mkdir()
     for package in spec.image.project:
         if not (REPO / package).is_dir():

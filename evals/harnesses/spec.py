@@ -64,7 +64,14 @@ class FinishSpec(_Strict):
     """How a run of the harness ends."""
 
     timeout_s: float = Field(600.0, gt=0, le=3600)
-    """Wall-clock limit of one run; a harness still running then is stopped (status ``timeout``)."""
+    """Wall-clock limit of one run, start-up aside; a harness still running at
+    ``timeout_s`` + its start-up allowance is stopped (status ``timeout``)."""
+    start_s: float = Field(30.0, ge=0, le=3600)
+    """Start-up allowance: the time the harness may take from launch to its first model request
+    on an idle machine. It is scaled by the machine's load (``load_factor``: the 1-minute load
+    average per CPU, between 1 and ``MAX_LOAD_FACTOR``) and added to ``timeout_s``, so a slow
+    start on a busy machine does not eat the run's own time (74-82 s to the first request of a
+    Python harness at load 14 on 2 CPUs)."""
     model_call_limit: int = Field(80, ge=1, le=10_000)
     """Model calls after which the bridge answers every further call with an error (a harness
     that never stops by itself ends with status ``cut_off``)."""
@@ -73,6 +80,26 @@ class FinishSpec(_Strict):
     (``error`` is kept for a bug of looplab's own harness: the sample is then an error)."""
     how: str = "the process exits when the agent is done"
     """One line: how the harness decides it is done (shown in reports)."""
+
+
+MAX_LOAD_FACTOR = 8.0
+"""The most a start-up allowance is stretched by the machine's load."""
+
+
+def load_factor() -> float:
+    """The 1-minute load average per CPU of this machine (where the sandboxes run with the local
+    Docker engine), between 1 and ``MAX_LOAD_FACTOR``."""
+    try:
+        per_cpu = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:  # no load average on this platform
+        per_cpu = 1.0
+    return min(MAX_LOAD_FACTOR, max(1.0, per_cpu))
+
+
+def run_limit_s(finish: FinishSpec, factor: float | None = None) -> int:
+    """The wall-clock limit of one run: ``timeout_s`` plus the start-up allowance at the
+    machine's load (``factor``: ``load_factor()`` when left out)."""
+    return int(finish.timeout_s + finish.start_s * (load_factor() if factor is None else factor))
 
 
 class HarnessSpec(_Strict):
@@ -216,3 +243,22 @@ def get_spec(harness_id: str) -> HarnessSpec:
     if harness_id in broken_specs():
         raise broken_specs()[harness_id]
     raise SpecError(f"unknown harness spec {harness_id!r}; valid: {', '.join(specs) or '(none)'}")
+
+
+def with_spec_folders(configs: str) -> str:
+    """``configs`` (comma-separated) with every item that is a folder holding ``harness.yaml``
+    replaced by the spec's id, that folder put first on ``LOOPLAB_HARNESSES`` (for this process
+    and the ones it starts): ``--config path/to/my-agent`` works without exporting anything."""
+    out = []
+    for item in configs.split(","):
+        folder = Path(item).expanduser()
+        if os.sep in item or item.startswith("."):
+            if not (folder / SPEC_FILE).is_file():
+                raise SpecError(f"{item}: not a harness spec folder (no {SPEC_FILE} in it)")
+            folder = folder.resolve()
+            paths = [p for p in os.environ.get("LOOPLAB_HARNESSES", "").split(os.pathsep) if p]
+            if str(folder) not in paths:
+                os.environ["LOOPLAB_HARNESSES"] = os.pathsep.join([str(folder), *paths])
+            item = load_spec(folder).id
+        out.append(item)
+    return ",".join(out)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -11,18 +13,23 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from evals.harnesses.bridge_agent import command_for, environment, flatten
 from evals.harnesses.configs import spec_sandbox
 from evals.harnesses.image import content_hash
+from evals.harnesses.launch import command_for, environment, flatten
 from evals.harnesses.spec import (
     DIALECTS,
+    MAX_LOAD_FACTOR,
     SPECS_DIR,
+    FinishSpec,
     SpecError,
     broken_specs,
     check_requirements,
     get_spec,
+    load_factor,
     load_spec,
     load_specs,
+    run_limit_s,
+    with_spec_folders,
 )
 from evals.task import configurations, looplab_suite
 from harness.model import ToolSpec
@@ -212,3 +219,25 @@ def test_the_actor_finds_a_cli_agents_own_tools(fixture: str, expected: dict[str
     found = {role: (hit[0].name, hit[1]) if (hit := find_tool(role, tools)) else None
              for role in expected}
     assert found == expected
+
+
+def test_a_spec_folder_given_as_a_config_joins_the_search_path(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "nested" / "my-agent"
+    shutil.copytree(SPECS_DIR / "toy-example", folder)
+    (folder / "harness.yaml").write_text(
+        (folder / "harness.yaml").read_text().replace("id: toy-example", "id: my-agent"))
+    monkeypatch.delenv("LOOPLAB_HARNESSES", raising=False)
+    assert with_spec_folders(f"looplab,{folder}") == "looplab,my-agent"
+    assert os.environ["LOOPLAB_HARNESSES"] == str(folder)
+    assert get_spec("my-agent").folder == folder
+    with pytest.raises(SpecError, match="not a harness spec folder"):
+        with_spec_folders(str(tmp_path))
+
+
+def test_the_start_up_allowance_grows_with_the_load_and_is_bounded() -> None:
+    finish = FinishSpec(timeout_s=120, start_s=30)
+    assert run_limit_s(finish, 1.0) == 150
+    assert run_limit_s(finish, 7.0) == 330  # load 14 on 2 CPUs
+    assert 1.0 <= load_factor() <= MAX_LOAD_FACTOR
+    assert run_limit_s(FinishSpec(timeout_s=45, start_s=0), 8.0) == 45

@@ -34,7 +34,7 @@ TOY = {f"{REPEAT}:loop.failing_repeat": "fail", f"{RM}:security.destructive_bloc
 def test_every_attack_reads_fail_or_not_applicable(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     ids = mode_specs("hostile", "HOSTILE_MODE", ["toy", *MODES], tmp_path / "specs",
-                     finish={"resend-hang": {"timeout_s": 45}})
+                     finish={"resend-hang": {"timeout_s": 45, "start_s": 0}})
     monkeypatch.setenv("LOOPLAB_HARNESSES", str(tmp_path / "specs"))
     configs = {ids["toy"]: f"{REPEAT},{RM}",
                **{ids[m]: ",".join(scenarios) for m, scenarios in MODES.items()}}
