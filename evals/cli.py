@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"looplab: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.run == "check_harness":  # no eval stack: the check answers in seconds
-        from evals.harnesses.check import main as check_main
+        from evals.harnesses.check import main as check_main  # the Docker SDK: only for it
 
         return check_main(args.harness, args.timeout)
     # The sandbox's readiness is checked while the eval stack is imported (read-only: a bad

@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 
 from reports import charts, tables
-from reports.by_harness import by_score
 from reports.catalog import catalog
 from reports.load import RunData
 from reports.serving import serving_rows
@@ -61,6 +60,6 @@ def draw(card: Scorecard) -> None:
     out = card.out_dir
     configs = card.run.configs
     if len(card.cells):
-        card.charts["heatmap"] = charts.heatmap(card.cells, by_score(card.summary, card.run.configs), out / CHARTS["heatmap"])
+        card.charts["heatmap"] = charts.heatmap(card.cells, configs, out / CHARTS["heatmap"])
         card.charts["families"] = charts.family_bars(card.cells, configs, out / CHARTS["families"])
     card.charts["cost"] = charts.cost_bars(card.cost, out / CHARTS["cost"])

@@ -49,6 +49,7 @@ class CheckResult:
 
 def check(spec: HarnessSpec, limit_s: int | None = None) -> CheckResult:
     """Run the check for ``spec`` (``limit_s``: default, the spec's limit at this load)."""
+    # The Docker SDK and the image builder: only once a check runs (--help answers at once).
     from evals.harnesses.image import ensure_image
     from sandboxes.config import DockerSandboxConfig
     from sandboxes.docker_agent import attach_exec
@@ -131,6 +132,7 @@ def _indent(text: str) -> str:
 
 def main(harness: str, timeout_s: int | None = None) -> int:
     """``looplab check-harness``: ``harness`` is an id or a folder holding ``harness.yaml``."""
+    # deferred like check's own imports
     from evals.harnesses.image import ImageError
     from evals.harnesses.spec import SpecError, get_spec, with_spec_folders
 
