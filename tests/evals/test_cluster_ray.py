@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -55,21 +54,8 @@ def cluster():
 
 
 def _log_dir(tmp: Path) -> Path:
-    """A run's log directory; its scorecard goes to reports/out/<its name>, removed afterwards."""
-    log_dir = tmp / "logs" / f"ray-test-{uuid.uuid4().hex[:8]}"
-    OUT_DIRS.append(REPORTS / log_dir.name)
-    return log_dir
-
-
-REPORTS = ROOT / "reports" / "out"
-OUT_DIRS: list[Path] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _remove_scorecards():
-    yield
-    for path in OUT_DIRS:
-        shutil.rmtree(path, ignore_errors=True)
+    """A run's log directory (its scorecard goes beside its logs, in ``report/``)."""
+    return tmp / "logs" / f"ray-test-{uuid.uuid4().hex[:8]}"
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +137,7 @@ def test_a_cluster_run_has_the_verdicts_and_scorecard_of_a_single_machine_run(
 
 
 def _scorecard(log_dir: Path) -> tuple[list[str], list[list[str]]]:
-    text = (REPORTS / log_dir.name / "scorecard.md").read_text(encoding="utf-8")
+    text = (log_dir / "report" / "scorecard.md").read_text(encoding="utf-8")
     summary = text.split("## Summary", 1)[1].split("![", 1)[0].strip().splitlines()
     items = text.split("## Checklist items", 1)[1].split("Not probed", 1)[0]
     rows = [[cell.split("·")[0].strip() for cell in row.split("|")]
