@@ -2,7 +2,7 @@
 
 ``sandboxes/setup.sh --check`` changes nothing (it only says whether the engine answers and the
 image is up to date), so the command line starts it as soon as its arguments are parsed, while
-Python imports inspect and the eval stack (seconds); ``evals.runs.ensure_sandbox`` then needs
+Python imports inspect and the eval stack (seconds); ``evals.run_steps.ensure_sandbox`` then needs
 to run the full set-up only when the check said no. Standard library only: importing this
 module costs nothing.
 """

@@ -16,7 +16,7 @@ import pytest
 
 from evals.flags import EXIT_CODES
 from evals.log_lock import LOCK_FILE, hold_log_dir
-from evals.runs import point_latest
+from evals.run_steps import point_latest
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = "loop-repeat-failing-command"
