@@ -17,6 +17,7 @@ FAMILY ?=# eval: only this checklist family (loop, context, provider, security..
 RAY ?=# eval: spread the run over a Ray cluster: auto, HOST:PORT or ray://HOST:PORT (docs/cluster.md)
 PROFILE ?=# eval: core (one scenario per checklist item, every family: scenarios/profiles/core.yaml) to iterate on a harness, then the whole library
 SUITE ?=# eval: library (the scenario files with their corpus expansions), families (the generated variants) or all (default)
+MAX_SAMPLES ?=# eval: samples (and sandboxes) at once over all configurations (default 16; the matrix of every spec waits on harness start-up more than on the CPU)
 LOGS ?= logs/latest# log directory that report and compare read
 SCENARIO ?=# repro and proxy: one scenario id
 CONFIG ?= looplab# repro: the configuration
@@ -24,6 +25,7 @@ OVERRIDES ?=# repro: changes to the preset, e.g. loop_detection.ping_pong=false
 A ?= naive# compare: side A (a configuration in LOGS, or a log directory)
 B ?= looplab# compare: side B
 PYTEST_ARGS ?=# extra arguments for test and test-unit
+TEST_WORKERS ?=# pytest-xdist workers for test and test-unit (default: the cores + 1, since much of the suite waits on containers and harness start-ups)
 .DEFAULT_GOAL := help
 MODEL_DIR ?= models/smollm2-135m-instruct# model directory that vllm and model build and serve
 VLLM_PORT ?= 8000# port of the vLLM server
@@ -68,7 +70,7 @@ browser: ## Install Debian's Chromium for the scorecard rendering test (root; sk
 
 eval: venv ## Run the scenarios (SCENARIOS=, FAMILY=, SUITE=) on CONFIGS in SANDBOX sandboxes; write the scorecard (exit codes: README, `looplab run --help`)
 	@if [ -n "$(RAY)" ]; then $(MAKE) --no-print-directory ray-extra; fi
-	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SUITE),--suite $(SUITE)) $(if $(PROFILE),--profile $(PROFILE)) $(if $(RAY),--ray $(RAY))
+	$(PY) -m evals run --configs $(CONFIGS) --sandbox $(SANDBOX) --model $(MODEL) --epochs $(EPOCHS) $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(FAMILY),--family $(FAMILY)) $(if $(SUITE),--suite $(SUITE)) $(if $(PROFILE),--profile $(PROFILE)) $(if $(RAY),--ray $(RAY)) $(if $(MAX_SAMPLES),--max-samples $(MAX_SAMPLES))
 
 report: venv ## Write the scorecard for LOGS (default: logs/latest) beside its logs, to <run>/report/ (exit 1: the run is incomplete)
 	$(PY) -m reports scorecard $(LOGS)
@@ -88,10 +90,10 @@ test: venv ## Run the whole test suite in parallel (brings up Docker and Chromiu
 	-@$(MAKE) --no-print-directory browser
 	-@$(MAKE) --no-print-directory ray-extra
 	@if [ "$$LOOPLAB_REQUIRE_VLLM" = 1 ]; then $(MAKE) --no-print-directory vllm-env; fi
-	$(PY) -m pytest -n auto --dist loadgroup -q $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(or $(TEST_WORKERS),$(shell echo $$(( $$(nproc) + 1 )))) --dist loadgroup -q $(PYTEST_ARGS)
 
 test-unit: venv ## Run only the tests that need neither Docker, a browser, vLLM nor Ray
-	$(PY) -m pytest -n auto --dist loadgroup -q -m "not docker and not browser and not vllm and not ray" $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(or $(TEST_WORKERS),$(shell echo $$(( $$(nproc) + 1 )))) --dist loadgroup -q -m "not docker and not browser and not vllm and not ray" $(PYTEST_ARGS)
 
 ray-extra: venv ## Install the ray extra into .venv (Ray, for `make eval RAY=...` and the cluster tests; skipped if present)
 	@$(PY) -c "import ray" 2>/dev/null || $(PY) -m pip install -q -e ".[ray]" || { echo "the ray extra could not be installed: the cluster tests will be skipped"; exit 1; }

@@ -43,7 +43,7 @@ from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from harness.model import ToolSpec
 from scenarios.actor import ActorView, act, to_reply
 from scenarios.actor.actions import Parallel
-from scenarios.actor.dialects import Style, normalise, read_style, shell_line
+from scenarios.actor.dialects import Style, normalise, read_style, shell_line, text_calls
 from scenarios.actor.dialects import reply as dialect_reply
 from scenarios.actor.summarise import is_summary_request, summarise
 from scenarios.schema import FaultRule, Scenario
@@ -143,6 +143,12 @@ class ScriptedModelAPI(ModelAPI):
         if profile is not None:
             obs["profile"] = profile
             profile_index = self._count(f"{role}@{profile}")
+        view = style = None
+        if not summary:
+            # Before any fault: a request that overflowed or met a fault still shows what the
+            # harness did with the calls before it (it ran them and sent their results).
+            view, style = self._view(messages, [tool_spec(t) for t in tools], role, call_index, scenario)
+            obs["answered"] = answered_calls(view, store_as(ActorState).aliases)
         fault = next((f for f in scenario.faults if f.applies(
             role, profile_index if f.profile else call_index, summary, profile)), None)
         if fault is not None:
@@ -154,22 +160,21 @@ class ScriptedModelAPI(ModelAPI):
 
         # Markers count only in an input the model accepted: an overflowed request reached nobody.
         obs["markers"] = [k for k in scenario.markers if any(k in m.content for m in messages)]
-        if summary:
+        if view is None:
             reply = Message(role="assistant",
                             content=summarise(messages, weak=scenario.summariser == "weak"))
             self._observe({**obs, "action": "Summary"})
         else:
-            view, style = self._view(messages, [tool_spec(t) for t in tools], role, call_index, scenario)
             action = act(scenario.actor.policy, scenario.actor.params, view)
             reply = to_reply(action, view.tools) if style is None else dialect_reply(action, view.tools, style)
             if scenario.family == "loop":  # when the harness stepped in: a loop item's grade
-                obs["stepped_in"] = view.intervened(varying=int(scenario.actor.policy == "poll_until"))
+                obs["stepped_in"] = view.intervened(
+                    varying=int(scenario.actor.policy == "poll_until"),
+                    alike=bool(scenario.actor.params.get("alike", False)))
+            asked = remember_requests(reply, action, style)
             self._observe({**obs, "action": type(action).__name__,
-                           "answered": answered_calls(view),
                            "tools_called": [c.name for c in reply.tool_calls],
-                           "requested": ([requested(c) for c in reply.tool_calls]
-                                         if style is None or style.dialect == "tools"
-                                         else shell_requests(action))})
+                           "requested": asked})
         message = to_inspect(reply)
         assert isinstance(message, ChatMessageAssistant)
         n_out = max(1, estimate_tokens([reply]))
@@ -253,14 +258,43 @@ def requested(call: Any) -> str:
     return " ".join([call.name, *(str(v) for v in call.arguments.values())])[:300]
 
 
-def answered_calls(view: ActorView) -> dict[str, int]:
-    """The calls this input shows answered (a call and its result, a refusal included), as
-    ``requested`` names them, with how often: a loop's trap needs calls the harness answered,
-    not merely calls the actor asked for (``evals.judges.sprung``)."""
+def remember_requests(reply: Message, action: Any, style: Style | None) -> list[str]:
+    """The calls ``reply`` asks for, as ``requested`` names them, each remembered under the
+    form the harness's conversation will show it in: its call id (a harness may relabel the
+    call, e.g. opencode's ``invalid`` tool, but keeps the id) or, for text actions, the call
+    the actor's view reads back from the text. ``answered_calls`` keys answers by them, so a
+    judge's ``requested`` pattern meets requests and answers alike."""
+    state = store_as(ActorState)
+    aliases = dict(state.aliases)
+    if style is None or style.dialect == "tools":
+        asked = [requested(c) for c in reply.tool_calls]
+        aliases.update({f"id:{c.id}": key for c, key in zip(reply.tool_calls, asked, strict=True)})
+    else:
+        asked = shell_requests(action)
+        shown = text_calls(reply.content, style)
+        if len(shown) == len(asked):
+            aliases.update({f"call:{requested(c)}": key for c, key in zip(shown, asked, strict=True)})
+    state.aliases = aliases
+    return asked
+
+
+def answered_calls(view: ActorView, aliases: dict[str, str] | None = None) -> dict[str, int]:
+    """The calls this input shows answered, as the actor asked for them (``remember_requests``),
+    with how often: a call and its result, or a call the harness moved past without one (a
+    refusal it sent as a user or system message, or a new turn). A loop's trap needs calls the
+    harness dealt with, not merely calls the actor asked for (``evals.judges.sprung``)."""
+    aliases = aliases or {}
+    results = {m.tool_call_id for m in view.messages if m.role == "tool"}
     counts: dict[str, int] = {}
-    for exchange in view.exchanges():
-        key = requested(exchange.call)
-        counts[key] = counts.get(key, 0) + 1
+    for i, m in enumerate(view.messages):
+        if m.role != "assistant" or not m.tool_calls:
+            continue
+        moved_on = any(n.role != "tool" for n in view.messages[i + 1:])
+        for call in m.tool_calls:
+            if call.id in results or moved_on:
+                key = (aliases.get(f"id:{call.id}") or aliases.get(f"call:{requested(call)}")
+                       or requested(call))
+                counts[key] = counts.get(key, 0) + 1
     return counts
 
 

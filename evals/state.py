@@ -45,6 +45,10 @@ class ActorState(StoreModel):
     prefixes: dict[str, list[str]] = Field(default_factory=dict)
     """Per role, digests of the messages of its last call: how much of it the next call repeats
     (the prefix share a server-side cache could reuse)."""
+    aliases: dict[str, str] = Field(default_factory=dict)
+    """The calls the actor asked for, under the form the harness's conversation shows them in
+    (``id:<call id>``, or ``call:<tool> <arguments>`` for a text action read back) → the name
+    judges match (``evals.scripted_provider.remember_requests``)."""
 
 
 class ActorObservations(StoreModel):

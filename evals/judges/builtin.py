@@ -68,10 +68,12 @@ def command_succeeds(p: CommandParams) -> JudgeFn:
                            f"whatever is there now; run ended: {ev.exit_status}")
         if p.asked_for is not None and not any(
                 re.search(p.asked_for, str(r)) for o in ev.observations for r in o.get("requested", [])):
+            # "not met: ..." first: an explanation states the passing state, and a fail must
+            # not open with it as if it were a finding.
             return Verdict(False, None, p.unit or "exit code",
-                           f"{p.explanation or 'the verified behaviour'}: never asked for (no call "
-                           f"matched {p.asked_for!r}), whatever the workspace holds; run ended: "
-                           f"{ev.exit_status}")
+                           f"not met: {p.explanation or 'the verified behaviour'}; it was never "
+                           f"asked for (no call matched {p.asked_for!r}), whatever the workspace "
+                           f"holds; run ended: {ev.exit_status}")
         res = await ev.workspace.exec(p.command, timeout=120)
         figure: float | None = float(res.exit_code)
         if p.figure_from_stdout:
@@ -83,7 +85,8 @@ def command_succeeds(p: CommandParams) -> JudgeFn:
         tail = res.output.strip().splitlines()[-1:] or [""]
         why = p.explanation or f"verifier `{p.command}` exited {res.exit_code}"
         return Verdict(ok, figure, p.unit or "exit code",
-                       f"{why}: {'ok' if ok else 'failed'} ({tail[0][:150]}); run ended: {ev.exit_status}")
+                       f"{'met' if ok else 'not met'}: {why} (`{p.command}` exited "
+                       f"{res.exit_code}: {tail[0][:150]}); run ended: {ev.exit_status}")
 
     return run
 

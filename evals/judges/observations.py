@@ -99,11 +99,14 @@ class CallsParams(JudgeParams):
 
 @judge("model_calls_at_most", CallsParams)
 def model_calls_at_most(p: CallsParams) -> JudgeFn:
-    """Counts tool calls as the model made them (from the actor's side)."""
+    """Counts tool calls as the model made them (from the actor's side): its native tool calls
+    or, in a text dialect (a fenced shell, a code action), the commands its replies ask to run,
+    each named by its first word (``requested`` in the observations)."""
 
     async def run(ev: Evidence) -> Verdict:
-        n = sum(1 for o in ev.observations for t in o.get("tools_called", [])
-                if p.tool is None or t == p.tool)
+        n = sum(1 for o in ev.observations
+                for r in o.get("requested", o.get("tools_called", []))
+                if p.tool is None or str(r).split(" ", 1)[0] == p.tool)
         status_ok = not p.require_status or ev.exit_status in p.require_status
         what = f"calls to {p.tool}" if p.tool else "tool calls"
         return Verdict(n <= p.max and status_ok, n, what,

@@ -44,11 +44,13 @@ class Sprung(BaseModel):
     """... at least this many times (a repeat needs two, a ping-pong three)."""
     answered: bool = False
     """... and the harness dealt with ``min_requests`` of them: that many came back answered in
-    one conversation (a later input to the model holds their results, the harness's refusals
-    included); or the witness saw them run (the judge's ``counter_file``) and the harness went on
-    (called the model again) or ended the run by its own decision; or it ended the run by its own
-    decision right after the last request (a refusal). A cap, a hang or a crash right after the
-    requests is no decision: the harness never faced what follows."""
+    one conversation (a later input to the model holds their results, or moves past them with a
+    refusal sent as a user or system message; an input that then overflowed or met a fault
+    counts: the harness sent it); or the witness saw them run (the judge's ``counter_file``) and
+    the harness went on (called the model again) or ended the run by its own decision; or it
+    ended the run by its own decision right after the last request (a refusal), a crash
+    included once it had answered all the others. A cap, a hang, or a crash before any was
+    answered, right after the requests is no decision: the harness never faced what follows."""
     answered_calls: int | None = Field(None, ge=1)
     """The harness answered at least this many of the actor's calls in one conversation (any
     tool, results or refusals), or ran them (the judge's ``counter_file``) and went on: a loop
@@ -114,7 +116,11 @@ def _requested(p: Sprung, ev: Evidence, counter: str | None) -> str | None:
         return None  # the model saw what the harness did with each call
     nth = hits[p.min_requests - 1]
     later = any(not o.get("summary_request") for o in ev.observations[nth + 1:])
-    decided = ev.exit_status not in NOT_A_DECISION
+    # A harness that answered all but the last of the calls and then exited on its own with an
+    # error (a typed retry cap raised as an exception) ended the loop itself: the crash is its
+    # decision about that call. A crash before it answered any is still no decision.
+    decided = ev.exit_status not in NOT_A_DECISION or (
+        ev.exit_status == "crashed" and dealt >= max(1, p.min_requests - 1))
     if not later and decided:
         return None  # the harness refused the last call and ended the run itself
     if ran >= p.min_requests and (later or decided):

@@ -89,7 +89,7 @@ class ActorView:
         rx = re.compile(pattern)
         return any(rx.search(t) for t in self.feedback_texts())
 
-    def intervened(self, varying: int = 0) -> bool:
+    def intervened(self, varying: int = 0, alike: bool = False) -> bool:
         """Did the harness step in, in whatever words or language? What it did, not how it
         put it, is read:
 
@@ -97,12 +97,16 @@ class ActorView:
           nudge, a warning, a refusal sent as a message);
         - a result a tool would not have produced: a call made before whose result now differs
           from its first one (in its number of lines, or beyond ``varying`` lines changed in
-          place: a status a poll prints may move) or whose error flag flipped (a refusal, an error the harness raised instead of running
-          it); a call made for the first time whose result has another shape (number of lines)
-          than the run's first result (a harness frames every plain result alike).
+          place: a status a poll prints may move) or whose error flag flipped (a refusal, an
+          error the harness raised instead of running it);
+        - with ``alike`` (the model's calls are spellings of one call, so the tool would print
+          the same each time): a call made for the first time whose result has another shape
+          (number of lines) than the run's first result. Without it, distinct calls print
+          distinct things (a two-line file after a one-line script, a window past a log's end)
+          and their shapes say nothing about the harness.
 
         A tool's own error, the same each time, is not an intervention, whatever it says."""
-        return self.new_messages() or self.first_stepped_in(varying) is not None
+        return self.new_messages() or self.first_stepped_in(varying, alike) is not None
 
     def new_messages(self) -> bool:
         """A user or system message after the model's first reply, other than the task."""
@@ -113,8 +117,9 @@ class ActorView:
         return any(m.role in ("user", "system") and i != task and m.content.strip()
                    for i, m in enumerate(self.messages) if i > first_reply)
 
-    def first_stepped_in(self, varying: int = 0) -> int | None:
-        """Index (in ``exchanges()``) of the first result a tool would not have produced."""
+    def first_stepped_in(self, varying: int = 0, alike: bool = False) -> int | None:
+        """Index (in ``exchanges()``) of the first result a tool would not have produced
+        (``intervened`` says what counts)."""
         exchanges = self.exchanges()
         if not exchanges:
             return None
@@ -124,7 +129,7 @@ class ActorView:
             key = _key(e.call)
             before = first.setdefault(key, e)
             if before is e:
-                if i > 0 and len(_lines(e.result)) != shape:
+                if alike and i > 0 and len(_lines(e.result)) != shape:
                     return i
             elif (e.is_error != before.is_error or len(_lines(e.result)) != len(_lines(before.result))
                   or _changed(before.result, e.result) > varying):

@@ -49,15 +49,9 @@ OTHER_GAPS = {
                     "with identical_repeat off the run still ends before a third identical call "
                     "(another detector keys the call the same way): the variant no longer tells "
                     "the control apart"),
-    **dict.fromkeys(_ids("loop-cycles", "cycle-4-log-reads", "cycle-4-config-formats"),
+    **dict.fromkeys(_ids("loop-cycles", "cycle-4-log-reads"),
                     "with the cycle detector off another loop detector stops the 4-cycle of reads "
                     "before its limit"),
-    # Sprung-condition defect (issue 22, closing note): looplab steps in on a 3-cycle after two
-    # answered calls, fewer than the trap counts as answered, so the item reads not applicable.
-    **dict.fromkeys(_ids("loop-cycles", "cycle-3-mixed-tools", "cycle-3-list-read-run",
-                         "cycle-3-sed-windows-past-end"),
-                    "looplab steps in before the trap's answered-call count is reached: not "
-                    "applicable instead of pass (sprung condition counts, issue 22)"),
 }
 KNOWN_GAPS = {**dict.fromkeys(ON_GAPS, GAP), **OTHER_GAPS}
 """Variant id → why it does not discriminate yet (``xfail``)."""

@@ -86,6 +86,40 @@ def test_a_typed_stop_right_after_the_repeat_counts_as_facing_it(tmp_path):
     assert v.passed is True
 
 
+def test_a_crash_after_answering_all_but_the_last_call_ended_the_loop(tmp_path):
+    # pydantic-ai: the first unknown call answered with its retry prompt, the second ends the
+    # run with its own retry cap raised as an exception (exit 1): its decision, not a hang.
+    unknown = {"tool": "run_tests", "max": 3,
+               "sprung_when": {"requested": "^run_tests ", "min_requests": 2, "answered": True}}
+    obs = [{"role": "primary", "requested": ["run_tests ."], "answered": {}},
+           {"role": "primary", "requested": ["run_tests ."], "answered": {"run_tests .": 1}}]
+    v = _judge("model_calls_at_most", unknown, _ev(tmp_path, obs, "crashed"))
+    assert v.passed is True and v.figure == 2
+    # A crash before the harness answered any of them is still no decision.
+    first = [{"role": "primary", "requested": ["run_tests ."], "answered": {}}] * 2
+    early = _judge("model_calls_at_most", unknown, _ev(tmp_path / "b", first, "crashed"))
+    assert early.state == VerdictState.NOT_APPLICABLE
+
+
+def test_an_overflowed_input_still_shows_the_call_answered(tmp_path):
+    # The harness ran ./build.sh and sent its 5.9 MB result: the input overflowed, the provider
+    # refused it, the harness crashed. It faced the trap (and failed it): not "not applicable".
+    tail = {"marker": "E-7F3A9C21", "sprung_when": {"requested": r"build\.sh", "answered": True}}
+    obs = [{"role": "primary", "requested": ["bash ./build.sh"], "answered": {}, "markers": []},
+           {"role": "primary", "overflow": True, "answered": {"bash ./build.sh": 1}}]
+    v = _judge("marker_seen", tail, _ev(tmp_path, obs, "crashed"))
+    assert v.state == VerdictState.FAIL, v.explanation
+    assert not v.explanation.startswith("E-7F3A9C21 reached"), v.explanation
+
+
+def test_calls_counted_in_a_text_dialect_are_its_commands(tmp_path):
+    # A fenced-shell harness makes no native tool calls: its commands are what it was asked.
+    unknown = {"tool": "run_tests", "max": 3}
+    obs = [{"role": "primary", "tools_called": [], "requested": ["run_tests --path=."]}] * 5
+    v = _judge("model_calls_at_most", unknown, _ev(tmp_path, obs))
+    assert v.passed is False and v.figure == 5
+
+
 def test_fault_context_marker_file_and_driver_conditions(tmp_path):
     base = {"path": "canary"}
     cases = [

@@ -99,7 +99,12 @@ def test_what_was_asked_for_decides_not_the_file(tmp_path: Path) -> None:
     (tmp_path / ".looplab" / "job.finished").write_text("")
     v = _judge("command_succeeds", params, forged)
     assert v.state == VerdictState.FAIL and "never asked for" in v.explanation
+    assert v.explanation.startswith("not met:")  # a fail never opens like a finding
     asked = Evidence(scenario_of("x"), LocalWorkspace(tmp_path),
                      [{"requested": ["bash ./finish_job.sh abc-123"]}], "completed", "",
                      witness=WitnessLog([]))
-    assert _judge("command_succeeds", params, asked).passed is True
+    passed = _judge("command_succeeds", params, asked)
+    assert passed.passed is True and passed.explanation.startswith("met:")
+    (tmp_path / ".looplab" / "job.finished").unlink()
+    missed = _judge("command_succeeds", params, asked)
+    assert missed.state == VerdictState.FAIL and missed.explanation.startswith("not met:")

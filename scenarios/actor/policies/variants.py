@@ -43,13 +43,17 @@ class CycleCallsParams(Params):
     then_run: str | None = None
     """What it does once told (e.g. the real command instead of a hallucinated tool)."""
     final_answer: str = "Nothing I try changes the result; stopping."
+    alike: bool = False
+    """The shapes are spellings of one call (the tool prints the same for each), so a first
+    call of a new shape answered in another shape is the harness's doing
+    (``ActorView.intervened``); false for a cycle of distinct calls."""
 
 
 @policy("cycle_calls", CycleCallsParams)
 def cycle_calls(view: ActorView, p: CycleCallsParams) -> Action:
     """Walk ``calls`` round and round until the harness intervenes (``ActorView.intervened``),
     then change course."""
-    if view.intervened():
+    if view.intervened(alike=p.alike):
         if p.then_run and view.runs_of(p.then_run) == 0:
             return Run(p.then_run)
         return Answer(p.final_answer)
