@@ -131,6 +131,7 @@ class ScriptedModelAPI(ModelAPI):
         messages = [from_inspect(m) for m in input]
         n_in = input_tokens(messages, tools)
         summary = is_summary_request(messages, len(tools))
+        before = len(store_as(ActorState).prefixes.get(role, []))  # the role's previous input
         obs: dict[str, Any] = {
             "role": role, "call": call_index, "input_tokens": n_in, "messages": len(messages),
             "max_tool_chars": max((len(m.content) for m in messages if m.role == "tool"), default=0),
@@ -148,7 +149,9 @@ class ScriptedModelAPI(ModelAPI):
             # Before any fault: a request that overflowed or met a fault still shows what the
             # harness did with the calls before it (it ran them and sent their results).
             view, style = self._view(messages, [tool_spec(t) for t in tools], role, call_index, scenario)
-            obs["answered"] = answered_calls(view, store_as(ActorState).aliases)
+            continues = obs["prefix"] == 1.0 and len(messages) > before
+            obs["answered"] = carry_unshown(role, view, continues,
+                                            answered_calls(view, store_as(ActorState).aliases))
         fault = next((f for f in scenario.faults if f.applies(
             role, profile_index if f.profile else call_index, summary, profile)), None)
         if fault is not None:
@@ -172,6 +175,9 @@ class ScriptedModelAPI(ModelAPI):
                     varying=int(scenario.actor.policy == "poll_until"),
                     alike=bool(scenario.actor.params.get("alike", False)))
             asked = remember_requests(reply, action, style)
+            state = store_as(ActorState)
+            state.pending = {**state.pending, role: [f"{c.id}\t{k}" for c, k in zip(
+                reply.tool_calls, asked, strict=False)]}
             self._observe({**obs, "action": type(action).__name__,
                            "tools_called": [c.name for c in reply.tool_calls],
                            "requested": asked})
@@ -276,6 +282,24 @@ def remember_requests(reply: Message, action: Any, style: Style | None) -> list[
             aliases.update({f"call:{requested(c)}": key for c, key in zip(shown, asked, strict=True)})
     state.aliases = aliases
     return asked
+
+
+def carry_unshown(role: str, view: ActorView, continues: bool,
+                  answered: dict[str, int]) -> dict[str, int]:
+    """``answered`` plus the calls the harness dealt with without showing them: an input that
+    continues the role's previous one (repeats it whole and adds to it) while none of the calls
+    the actor last asked for appears in it (mini-swe-agent drops a call to an unknown tool and
+    answers with a user message) answered those calls in its own way. Counted on for as long
+    as the conversation goes on; a fresh conversation starts from nothing."""
+    state = store_as(ActorState)
+    carried = dict(state.carried.get(role, {})) if continues else {}
+    ids = {c.id for m in view.messages for c in m.tool_calls}
+    last = [entry.split("\t", 1) for entry in state.pending.get(role, [])]
+    if continues and last and not any(call_id in ids for call_id, _ in last):
+        for _, key in last:
+            carried[key] = carried.get(key, 0) + 1
+    state.carried = {**state.carried, role: carried}
+    return {k: answered.get(k, 0) + carried.get(k, 0) for k in {*answered, *carried}}
 
 
 def answered_calls(view: ActorView, aliases: dict[str, str] | None = None) -> dict[str, int]:

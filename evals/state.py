@@ -45,6 +45,12 @@ class ActorState(StoreModel):
     prefixes: dict[str, list[str]] = Field(default_factory=dict)
     """Per role, digests of the messages of its last call: how much of it the next call repeats
     (the prefix share a server-side cache could reuse)."""
+    pending: dict[str, list[str]] = Field(default_factory=dict)
+    """Per role, the tool calls of the actor's last reply (``<call id>\t<requested name>``): a
+    continued conversation that no longer shows them answered them its own way."""
+    carried: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per role, calls answered without being shown, counted while the conversation goes on
+    (``evals.scripted_provider.carry_unshown``)."""
     aliases: dict[str, str] = Field(default_factory=dict)
     """The calls the actor asked for, under the form the harness's conversation shows them in
     (``id:<call id>``, or ``call:<tool> <arguments>`` for a text action read back) → the name

@@ -37,7 +37,9 @@ from .docker_upper import Entry, parents_of, unexpected, upper_dir, upper_entrie
 logger = logging.getLogger(__name__)
 
 _REQUEST_WAIT_S = 60  # the agent answers in milliseconds; this only catches a hung container
-_KILL_WAIT_S = 5  # processes SIGKILLed are gone at once; zombies are reaped by init right after
+_KILL_WAIT_S = 30  # SIGKILLed processes go at once and init reaps them right after, but on a
+# loaded machine (a parallel test run, load 5 on 2 cores) that took past 5 s and the container
+# was thrown away instead of reused; the wait ends as soon as they are gone
 REUSE_ENV = "LOOPLAB_SANDBOX_REUSE"
 """Set to 0 (or false/no/off) to switch reuse off for every config, whatever it says."""
 

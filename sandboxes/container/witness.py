@@ -302,7 +302,9 @@ class Witness:
             if is_dir:
                 self.watch_tree(rel, "create")
             elif _is_evidence(rel):
-                self.tracks.pop(rel, None)
+                # A track here means the scan of a directory that had just appeared already
+                # read this file (its creation was queued before the scan ran): go on from
+                # there, or its lines count twice. A file deleted or moved away lost its track.
                 self.follow(rel)
         if mask & (IN_MODIFY | IN_CLOSE_WRITE) and not is_dir:
             if _is_evidence(rel):

@@ -9,7 +9,7 @@ import pytest
 from inspect_ai.util import Store, store_as
 from inspect_ai.util._store import init_subtask_store
 
-from evals.scripted_provider import answered_calls, remember_requests
+from evals.scripted_provider import answered_calls, carry_unshown, remember_requests
 from evals.state import ActorState
 from harness.messages import Message, ToolCall
 from scenarios.actor import ActorView
@@ -74,3 +74,25 @@ def test_a_shell_call_with_its_result_is_answered_once() -> None:
            Message(role="tool", tool_call_id="actor_9", content="5 MB of output")]
     remember_requests(Message(role="assistant", tool_calls=[call]), Run("./build.sh"), None)
     assert answered_calls(_view(ran), store_as(ActorState).aliases) == {"bash ./build.sh": 1}
+
+
+def test_a_call_dropped_and_answered_with_a_message_counts_while_the_conversation_goes_on() -> None:
+    # mini-swe-agent drops a call to an unknown tool from its history and answers with a user
+    # message: the next input repeats the previous one whole and adds that message.
+    task = [Message(role="system", content="s"), Message(role="user", content="task")]
+    error = Message(role="user", content="Tool call error: unknown tool 'run_tests'")
+    state = store_as(ActorState)
+    state.pending = {"primary": ["actor_1\trun_tests ."]}
+    first = carry_unshown("primary", _view([*task, error]), True, {})
+    assert first == {"run_tests .": 1}
+    state.pending = {"primary": ["actor_2\trun_tests ."]}
+    assert carry_unshown("primary", _view([*task, error, error]), True, {}) == {"run_tests .": 2}
+    # The task sent again in a fresh conversation (not a continuation) answers nothing.
+    state.pending = {"primary": ["actor_3\trun_tests ."]}
+    assert carry_unshown("primary", _view(task), False, {}) == {}
+    # A call the input shows (with its result) is counted by answered_calls, not carried.
+    shown = [*task, Message(role="assistant", tool_calls=[ToolCall(id="actor_4", name="run_tests",
+                                                                   arguments={"path": "."})]),
+             Message(role="tool", tool_call_id="actor_4", content="no such tool")]
+    state.pending = {"primary": ["actor_4\trun_tests ."]}
+    assert carry_unshown("primary", _view(shown), True, {"run_tests .": 1}) == {"run_tests .": 1}

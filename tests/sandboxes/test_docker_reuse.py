@@ -5,6 +5,7 @@ an interrupted sample, or `max_reuses` reached, and it is removed."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import uuid
 from collections.abc import Awaitable, Callable
@@ -75,8 +76,9 @@ EMPTY = "/dev/shm:\n\n/tmp:\n\n/var/tmp:\n\n/workspace:\nCOMMAND\n"  # `ls` sort
 
 
 def test_workspace_and_scratch_changes_and_background_jobs_are_cleared_then_reused(
-    namespace: str,
+    namespace: str, caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, logger="sandboxes.docker_pool")  # why a container was not reused
     async def dirty(sandbox: LooplabDockerSandbox) -> str:
         await sandbox.write_file("notes/a.txt", "from sample one\n")
         await _sh(sandbox, "mkdir -p deep/er && touch deep/er/f /tmp/t /var/tmp/v /dev/shm/s\n"
@@ -93,7 +95,8 @@ def test_workspace_and_scratch_changes_and_background_jobs_are_cleared_then_reus
         return await _sh(sandbox, SEEN)
 
     ids, (first, second) = run_samples(_config(), [dirty, look])
-    assert ids[0] == ids[1]  # the same container served both samples
+    # The same container served both samples (else the pool says why it threw it away).
+    assert ids[0] == ids[1], [r.getMessage() for r in caplog.records if "not reused" in r.getMessage()]
     # The first sample saw its own files and jobs: the listing below can tell.
     assert all(s in str(first) for s in ("notes", "deep", "/tmp:\nt", "sleep 301", "sleep 303"))
     assert "/workspace 700" in str(first)

@@ -4,6 +4,8 @@ container, started by the eval process over a temporary workspace (no protection
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import json
 import subprocess
 from pathlib import Path
 
@@ -50,3 +52,33 @@ def test_the_host_witness_records_a_workspace_and_stops(tmp_path: Path) -> None:
             raise AssertionError("a stopped witness still answered")
 
     asyncio.run(run())
+
+
+def test_a_counter_read_by_the_scan_of_a_new_directory_counts_once(tmp_path: Path) -> None:
+    # The race a loaded machine shows: `.looplab` appears, the witness watches and scans it, and
+    # by then the first run already appended its line; the counter's creation, queued before
+    # the scan, is handled after it. The line was counted twice (3 executions for 2).
+    spec = importlib.util.spec_from_file_location(
+        "witness_program", Path(__file__).parents[2] / "sandboxes" / "container" / "witness.py")
+    assert spec is not None and spec.loader is not None
+    program = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(program)
+    root, journal = tmp_path / "ws", tmp_path / "journal"
+    root.mkdir()
+    journal.mkdir()
+    witness = program.Witness(str(root), str(journal), [], oom=False)
+    witness.open_segment("sample")
+    (root / ".looplab").mkdir()
+    (root / ".looplab" / "c.count").write_text("run\n")
+    witness.watch_tree(".looplab", "create")  # the scan on the directory's creation
+    wd = witness.wds[".looplab"]
+    witness.handle(wd, program.IN_CREATE, 0, "c.count")  # the creation queued before the scan
+    witness.handle(wd, program.IN_CLOSE_WRITE, 0, "c.count")
+    with open(root / ".looplab" / "c.count", "a") as f:
+        f.write("run\n")
+    witness.handle(wd, program.IN_MODIFY | program.IN_CLOSE_WRITE, 0, "c.count")
+    records = [json.loads(line) for line in
+               (journal / "segment-sample.jsonl").read_text().splitlines()]
+    appends = [r for r in records if r["ev"] == "append" and r["path"] == ".looplab/c.count"]
+    writes = [r for r in records if r["ev"] == "write" and r["path"] == ".looplab/c.count"]
+    assert len(appends) == 2 and len(writes) == 2, records
