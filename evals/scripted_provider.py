@@ -174,10 +174,7 @@ class ScriptedModelAPI(ModelAPI):
                 obs["stepped_in"] = view.intervened(
                     varying=int(scenario.actor.policy == "poll_until"),
                     alike=bool(scenario.actor.params.get("alike", False)))
-            asked = remember_requests(reply, action, style)
-            state = store_as(ActorState)
-            state.pending = {**state.pending, role: [f"{c.id}\t{k}" for c, k in zip(
-                reply.tool_calls, asked, strict=False)]}
+            asked = remember_requests(role, reply, action, style)
             self._observe({**obs, "action": type(action).__name__,
                            "tools_called": [c.name for c in reply.tool_calls],
                            "requested": asked})
@@ -264,13 +261,15 @@ def requested(call: Any) -> str:
     return " ".join([call.name, *(str(v) for v in call.arguments.values())])[:300]
 
 
-def remember_requests(reply: Message, action: Any, style: Style | None) -> list[str]:
+def remember_requests(role: str, reply: Message, action: Any, style: Style | None) -> list[str]:
     """The calls ``reply`` asks for, as ``requested`` names them, each remembered under the
     form the harness's conversation will show it in: its call id (a harness may relabel the
     call, e.g. opencode's ``invalid`` tool, but keeps the id) or, for text actions, the call
     the actor's view reads back from the text. ``answered_calls`` keys answers by them, so a
-    judge's ``requested`` pattern meets requests and answers alike."""
+    judge's ``requested`` pattern meets requests and answers alike; ``carry_unshown`` looks for
+    the role's last calls in its next input."""
     state = store_as(ActorState)
+    state.pending = {**state.pending, role: [f"{c.id}\t{requested(c)}" for c in reply.tool_calls]}
     aliases = dict(state.aliases)
     if style is None or style.dialect == "tools":
         asked = [requested(c) for c in reply.tool_calls]

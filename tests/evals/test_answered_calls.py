@@ -32,7 +32,7 @@ def test_a_relabelled_call_is_keyed_as_the_actor_asked_for_it() -> None:
     # call with the same id and answers that.
     asked = Message(role="assistant", tool_calls=[ToolCall(id="actor_1", name="run_tests",
                                                           arguments={"path": "."})])
-    assert remember_requests(asked, RawCall("run_tests", {"path": "."}), None) == ["run_tests ."]
+    assert remember_requests("primary", asked, RawCall("run_tests", {"path": "."}), None) == ["run_tests ."]
     shown = [Message(role="user", content="task"),
              Message(role="assistant", tool_calls=[ToolCall(
                  id="actor_1", name="invalid",
@@ -49,7 +49,7 @@ def test_a_text_action_is_keyed_as_the_command_the_actor_asked_to_run() -> None:
     style = Style(dialect="fenced-shell")
     action = RawCall("run_tests", {"path": "."})
     reply = dialect_reply(action, [], style)
-    asked = remember_requests(reply, action, style)
+    asked = remember_requests("primary", reply, action, style)
     assert asked == ["run_tests --path=."]
     transcript = normalise([Message(role="user", content="task"), reply,
                             Message(role="user", content="run_tests: not found")], style)
@@ -72,7 +72,7 @@ def test_a_shell_call_with_its_result_is_answered_once() -> None:
     call = ToolCall(id="actor_9", name="bash", arguments={"command": "./build.sh"})
     ran = [Message(role="user", content="task"), Message(role="assistant", tool_calls=[call]),
            Message(role="tool", tool_call_id="actor_9", content="5 MB of output")]
-    remember_requests(Message(role="assistant", tool_calls=[call]), Run("./build.sh"), None)
+    remember_requests("primary", Message(role="assistant", tool_calls=[call]), Run("./build.sh"), None)
     assert answered_calls(_view(ran), store_as(ActorState).aliases) == {"bash ./build.sh": 1}
 
 
