@@ -40,6 +40,7 @@ _OUT = sys.stdout.buffer
 _OUT_LOCK = threading.Lock()
 _RUNNING = {}  # request id -> Popen
 _RUNNING_LOCK = threading.Lock()
+_KILLED = set()  # request ids killed before their process was registered (a thread not yet there)
 _CHUNK = 65536
 
 
@@ -197,6 +198,10 @@ def op_exec(req):
         return _start_failure(argv, cwd, err)
     with _RUNNING_LOCK:
         _RUNNING[req["id"]] = proc
+        early = req["id"] in _KILLED
+        _KILLED.discard(req["id"])
+    if early:  # the kill came while this thread was still starting it (a loaded machine)
+        _kill_group(proc.pid)
     try:
         feeder = None
         if data is not None:
@@ -372,6 +377,8 @@ def op_ask(req):
 def op_kill(req):
     with _RUNNING_LOCK:
         proc = _RUNNING.get(req["target"])
+        if proc is None:
+            _KILLED.add(req["target"])  # not registered yet: killed as soon as it is
     if proc is not None:
         _kill_group(proc.pid)
 
