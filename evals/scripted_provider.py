@@ -269,7 +269,7 @@ def remember_requests(role: str, reply: Message, action: Any, style: Style | Non
     judge's ``requested`` pattern meets requests and answers alike; ``carry_unshown`` looks for
     the role's last calls in its next input."""
     state = store_as(ActorState)
-    state.pending = {**state.pending, role: [f"{c.id}\t{requested(c)}" for c in reply.tool_calls]}
+    state.pending = {**state.pending, role: [c.id for c in reply.tool_calls]}
     aliases = dict(state.aliases)
     if style is None or style.dialect == "tools":
         asked = [requested(c) for c in reply.tool_calls]
@@ -292,10 +292,11 @@ def carry_unshown(role: str, view: ActorView, continues: bool,
     as the conversation goes on; a fresh conversation starts from nothing."""
     state = store_as(ActorState)
     carried = dict(state.carried.get(role, {})) if continues else {}
-    ids = {c.id for m in view.messages for c in m.tool_calls}
-    last = [entry.split("\t", 1) for entry in state.pending.get(role, [])]
-    if continues and last and not any(call_id in ids for call_id, _ in last):
-        for _, key in last:
+    shown = {c.id for m in view.messages for c in m.tool_calls}
+    last = state.pending.get(role, [])
+    if continues and last and not shown.intersection(last):
+        for call_id in last:  # named as remember_requests named it
+            key = state.aliases.get(f"id:{call_id}", call_id)
             carried[key] = carried.get(key, 0) + 1
     state.carried = {**state.carried, role: carried}
     return {k: answered.get(k, 0) + carried.get(k, 0) for k in {*answered, *carried}}
@@ -308,11 +309,13 @@ def answered_calls(view: ActorView, aliases: dict[str, str] | None = None) -> di
     harness dealt with, not merely calls the actor asked for (``evals.judges.sprung``)."""
     aliases = aliases or {}
     results = {m.tool_call_id for m in view.messages if m.role == "tool"}
+    # Index of the last message that is not a tool result: a turn before it was moved past.
+    last_turn = max((i for i, m in enumerate(view.messages) if m.role != "tool"), default=-1)
     counts: dict[str, int] = {}
     for i, m in enumerate(view.messages):
         if m.role != "assistant" or not m.tool_calls:
             continue
-        moved_on = any(n.role != "tool" for n in view.messages[i + 1:])
+        moved_on = i < last_turn
         for call in m.tool_calls:
             if call.id in results or moved_on:
                 key = (aliases.get(f"id:{call.id}") or aliases.get(f"call:{requested(call)}")

@@ -46,7 +46,7 @@ class ActorState(StoreModel):
     """Per role, digests of the messages of its last call: how much of it the next call repeats
     (the prefix share a server-side cache could reuse)."""
     pending: dict[str, list[str]] = Field(default_factory=dict)
-    """Per role, the tool calls of the actor's last reply (``<call id>\t<requested name>``): a
+    """Per role, the call ids of the actor's last reply (their names are in ``aliases``): a
     continued conversation that no longer shows them answered them its own way."""
     carried: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per role, calls answered without being shown, counted while the conversation goes on

@@ -82,17 +82,18 @@ def test_a_call_dropped_and_answered_with_a_message_counts_while_the_conversatio
     task = [Message(role="system", content="s"), Message(role="user", content="task")]
     error = Message(role="user", content="Tool call error: unknown tool 'run_tests'")
     state = store_as(ActorState)
-    state.pending = {"primary": ["actor_1\trun_tests ."]}
+    state.aliases = {f"id:actor_{n}": "run_tests ." for n in (1, 2, 3, 4)}
+    state.pending = {"primary": ["actor_1"]}
     first = carry_unshown("primary", _view([*task, error]), True, {})
     assert first == {"run_tests .": 1}
-    state.pending = {"primary": ["actor_2\trun_tests ."]}
+    state.pending = {"primary": ["actor_2"]}
     assert carry_unshown("primary", _view([*task, error, error]), True, {}) == {"run_tests .": 2}
     # The task sent again in a fresh conversation (not a continuation) answers nothing.
-    state.pending = {"primary": ["actor_3\trun_tests ."]}
+    state.pending = {"primary": ["actor_3"]}
     assert carry_unshown("primary", _view(task), False, {}) == {}
     # A call the input shows (with its result) is counted by answered_calls, not carried.
     shown = [*task, Message(role="assistant", tool_calls=[ToolCall(id="actor_4", name="run_tests",
                                                                    arguments={"path": "."})]),
              Message(role="tool", tool_call_id="actor_4", content="no such tool")]
-    state.pending = {"primary": ["actor_4\trun_tests ."]}
+    state.pending = {"primary": ["actor_4"]}
     assert carry_unshown("primary", _view(shown), True, {"run_tests .": 1}) == {"run_tests .": 1}
