@@ -14,13 +14,18 @@ SHOW_FAILED = 6
 """Failed items named per configuration before "and N more"."""
 
 
-def by_score(summary: pd.DataFrame, configs: list[str]) -> list[str]:
-    """Configurations, most items passed first (fewest failed breaks ties; then run order): a
-    table or heatmap of many harnesses reads from the strongest to the weakest."""
+def config_order(cells: pd.DataFrame, configs: list[str]) -> list[str]:
+    """Configurations from the strongest to the weakest: most items passed, then fewest failed,
+    then fewest errors, then run order. The one ordering of every table and the heatmap. Items
+    passed rather than the share of judged items passed: a harness with no surface for most
+    items (1 of 1 judged) does not outrank one that held 50 of 50."""
     order = {c: i for i, c in enumerate(configs)}
-    rows = {r["config"]: r for r in summary.to_dict("records")}
-    return sorted(configs, key=lambda c: (-rows[c]["passed"], rows[c]["failed"], order[c])
-                  if c in rows else (0, 0, order[c]))
+
+    def key(config: str) -> tuple[int, int, int, int]:
+        states = cells.loc[cells["config"] == config, "state"]
+        return (-int((states == "pass").sum()), int((states == "fail").sum()),
+                int((states == "error").sum()), order[config])
+    return sorted(configs, key=key)
 
 
 def family_counts(cells: pd.DataFrame, config: str, family: str) -> str:

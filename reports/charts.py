@@ -17,6 +17,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+from reports.by_harness import config_order  # noqa: E402
 from reports.catalog import families  # noqa: E402
 from reports.fmt import counts  # noqa: E402
 from reports.tables import CELL_STATES  # noqa: E402
@@ -39,17 +40,6 @@ DARK_TEXT = {"unjudged", "not_probed"}
 """States whose colour is light: their marks are written dark."""
 
 
-def config_order(cells: pd.DataFrame, configs: list[str]) -> list[str]:
-    """``configs`` by harness score, best first: the share of judged items passed (pass over
-    pass + fail), then more items passed, then fewer errors, then the name."""
-    def key(config: str) -> tuple[float, int, int, str]:
-        states = cells.loc[cells["config"] == config, "state"]
-        passed, failed = int((states == "pass").sum()), int((states == "fail").sum())
-        share = passed / (passed + failed) if passed + failed else -1.0
-        return (-share, -passed, int((states == "error").sum()), config)
-    return sorted(configs, key=key)
-
-
 def _score_label(cells: pd.DataFrame, config: str) -> str:
     states = cells.loc[cells["config"] == config, "state"]
     passed, judged = int((states == "pass").sum()), int(states.isin(["pass", "fail"]).sum())
@@ -66,7 +56,7 @@ def item_order(cells: pd.DataFrame) -> list[str]:
 
 
 def heatmap(cells: pd.DataFrame, configs: list[str], path: Path) -> Path:
-    """Checklist items (rows, grouped by family) × configurations (columns, best harness score
+    """Checklist items (rows, grouped by family) × configurations (columns, most items passed
     first, each labelled with its items passed / judged)."""
     items = item_order(cells)
     configs = config_order(cells, configs)
@@ -107,7 +97,7 @@ def heatmap(cells: pd.DataFrame, configs: list[str], path: Path) -> Path:
                for s in present]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.01),
               ncol=min(len(handles), 5), fontsize=9, frameon=False)
-    ax.set_xlabel("configurations, best harness score first (items passed / judged)",
+    ax.set_xlabel("configurations, most items passed first (items passed / judged)",
                   fontsize=9, labelpad=8)
     ax.xaxis.set_label_position("top")
     fig.savefig(path, bbox_inches="tight")

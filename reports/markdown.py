@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reports.advice import advice, phrase
-from reports.by_harness import by_harness_section, by_score
+from reports.by_harness import by_harness_section, config_order
 from reports.catalog import families
 from reports.fmt import (
     CELL_TEXT,
@@ -40,7 +40,7 @@ def render_markdown(card: Scorecard) -> str:
     lines += [f"> {note}" for note in run.notes] + ([""] if run.notes else [])
     lines += incomplete_banner(card)
     lines += summary_section(card)
-    lines += by_harness_section(card.cells, by_score(card.summary, run.configs))
+    lines += by_harness_section(card.cells, config_order(card.cells, run.configs))
     if "heatmap" in card.charts:
         lines += ["![checklist heatmap](heatmap.png)", ""]
     lines += items_section(card)

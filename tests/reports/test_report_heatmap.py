@@ -8,7 +8,8 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pandas as pd
 
-from reports.charts import config_order, heatmap, item_order
+from reports.by_harness import config_order
+from reports.charts import heatmap, item_order
 
 ITEMS = [("loop.ping_pong", "loop"), ("context.compaction", "context"),
          ("loop.failing_repeat", "loop"), ("provider.rate_limit_backoff", "provider")]
@@ -25,13 +26,14 @@ def _cells(states: dict[str, list[str]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_configurations_by_share_passed_then_passes_then_errors() -> None:
-    cells = _cells({"a": ["fail", "fail", "pass", "unjudged"],   # 1/3
-                    "b": ["pass", "pass", "pass", "fail"],       # 3/4
-                    "c": ["pass", "unjudged", "unjudged", "unjudged"],  # 1/1
-                    "d": ["pass", "pass", "pass", "pass"],       # 4/4
-                    "e": ["error", "error", "unjudged", "unjudged"]})  # nothing judged
-    assert config_order(cells, list("abcde")) == ["d", "c", "b", "a", "e"]
+def test_configurations_by_passes_then_fails_then_errors() -> None:
+    cells = _cells({"a": ["fail", "fail", "pass", "unjudged"],   # 1 passed, 2 failed
+                    "b": ["pass", "pass", "pass", "fail"],       # 3 passed
+                    "c": ["pass", "unjudged", "unjudged", "unjudged"],  # 1 passed, 0 failed
+                    "d": ["pass", "pass", "pass", "pass"],       # 4 passed
+                    "e": ["error", "error", "unjudged", "unjudged"],  # nothing judged, 2 errors
+                    "f": ["unjudged", "unjudged", "unjudged", "unjudged"]})  # nothing judged
+    assert config_order(cells, list("abcdef")) == ["d", "b", "c", "a", "f", "e"]
 
 
 def test_items_grouped_by_family_in_checklist_order() -> None:

@@ -150,11 +150,11 @@ def test_bad_directory_answered_before_heavy_imports(tmp_path: Path):
 
 
 def test_heatmap_columns_run_from_most_items_passed(standard_run, tmp_path: Path):
-    from reports.by_harness import by_score
+    from reports.by_harness import config_order
     from reports.card import build
 
     card = build(standard_run, tmp_path)
-    order = by_score(card.summary, standard_run.configs)
+    order = config_order(card.cells, standard_run.configs)
     assert sorted(order) == sorted(standard_run.configs)
     passed = {r["config"]: r["passed"] for r in card.summary.to_dict("records")}
     assert [passed[c] for c in order] == sorted(passed.values(), reverse=True)
