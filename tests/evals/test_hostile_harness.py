@@ -1,7 +1,7 @@
 """A hostile harness (tests/harnesses/hostile: the toy plus one attack per mode) cannot turn its
 failures into passes or its own faults into errors: every item reads fail or not applicable,
 and the toy itself keeps the verdicts it had. The battery measured before and after the change
-that made this true is in docs/verdicts.md (``benchmarks/hostile_battery.py``)."""
+that made this true is in docs/verdicts.md (``benchmarks/verdict_matrix.py --hostile``)."""
 
 from __future__ import annotations
 
