@@ -28,7 +28,27 @@ def docker_ready() -> bool:
     return res.returncode == 0
 
 
+def _keep_xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--dist loadgroup`` sends a group's tests to one worker by a ``@group`` suffix on their
+    node ids. pytest-xdist 3.8 writes it to ``item._nodeid``, which pytest 9 no longer reads (the
+    id is ``item._id``): every group was spread over all workers, so the family tests of one
+    family waited on each other's cached eval and each worker could start its own Ray cluster.
+    Until xdist follows, the suffix is written where pytest reads it."""
+    try:
+        from _pytest.nodeid import coerce_node_id  # pytest >= 9 (older ones read _nodeid)
+    except ImportError:
+        return
+    if not config.getvalue("loadgroup"):
+        return
+    for item in items:
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                 for m in item.iter_markers("xdist_group")}
+        if names and "@" not in item.nodeid:
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")  # type: ignore[attr-defined]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _keep_xdist_groups(config, items)
     need_docker = any(item.get_closest_marker("docker") for item in items)
     if need_docker and not os.environ.get("LOOPLAB_REQUIRE_DOCKER") and not docker_ready():
         skip = pytest.mark.skip(reason="no Docker engine/sandbox image (run `make sandbox`)")
