@@ -38,7 +38,7 @@ def _keep_xdist_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
         from _pytest.nodeid import coerce_node_id  # pytest >= 9 (older ones read _nodeid)
     except ImportError:
         return
-    if not config.getvalue("loadgroup"):
+    if not config.getoption("loadgroup", default=False):
         return
     for item in items:
         names = {str(m.args[0] if m.args else m.kwargs.get("name", "default"))
