@@ -67,8 +67,7 @@ class Run:
 def eval_runs(spec_id: str, scenarios: list[str], log_dir: Path) -> tuple[dict[str, Run], float, float]:
     """Run the scenarios in one task, one sample at a time; → runs by scenario, the eval's wall
     time and the CPU seconds the eval process used (set-up and finish included)."""
-    from inspect_ai import eval as inspect_eval
-
+    from evals.evaluate import SUITE_OPTIONS, run_evals
     from evals.harnesses import model_relay
     from evals.task import looplab_suite
 
@@ -77,9 +76,9 @@ def eval_runs(spec_id: str, scenarios: list[str], log_dir: Path) -> tuple[dict[s
     try:
         task = looplab_suite(config=spec_id, scenarios=",".join(scenarios), sandbox="docker")
         t0, cpu0 = time.monotonic(), time.process_time()
-        [log] = inspect_eval(task, model="scripted/suite", display="none", log_dir=str(log_dir),
-                             max_samples=1, max_sandboxes=1, log_realtime=False,
-                             score_display=False)
+        # as every looplab run calls inspect (evals.evaluate), one sample at a time
+        [log] = run_evals(task, model="scripted/suite", log_dir=log_dir, max_samples=1,
+                          display="none", **SUITE_OPTIONS)
         wall, cpu = time.monotonic() - t0, time.process_time() - cpu0
     finally:
         model_relay.ANSWER_TAP = None

@@ -9,17 +9,27 @@ from typing import Any
 from inspect_ai import eval as inspect_eval
 from inspect_ai.util import DisplayType
 
+from sandboxes.docker_slots import SLOTS
+
 
 def run_evals(tasks: Any, *, model: str, log_dir: Path, max_samples: int, display: DisplayType | None,
               **options: Any) -> list:
     """inspect's ``eval`` over ``tasks`` (all at once, one sandbox per running sample), errors
     kept in the logs rather than raised; ``options`` go to inspect as they are."""
-    n_tasks = len(tasks) if isinstance(tasks, list) else 1
+    listed = tasks if isinstance(tasks, list) else [tasks]
+    # One sandbox per running sample, over all tasks. On looplab-docker the bound is ours
+    # (sandboxes/docker_slots.py): inspect's `max_sandboxes` would sleep every sample a random
+    # 0-1 s first. Other sandboxes keep inspect's bound.
+    docker = all(getattr(getattr(t, "sandbox", None), "type", None) == "looplab-docker" for t in listed)
+    SLOTS.limit(max_samples if docker else None)
     # No control server: nothing here uses inspect's live control channel, and it costs a web
     # server's start and stop in every run.
-    return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=n_tasks,
-                        max_samples=max_samples, max_sandboxes=max_samples, display=display,
-                        fail_on_error=False, ctl_server=False, **options)
+    try:
+        return inspect_eval(tasks, model=model, log_dir=str(log_dir), max_tasks=len(listed),
+                            max_samples=max_samples, max_sandboxes=None if docker else max_samples,
+                            display=display, fail_on_error=False, ctl_server=False, **options)
+    finally:
+        SLOTS.limit(None)
 
 
 SUITE_OPTIONS: dict[str, Any] = {"log_realtime": False, "score_display": False}

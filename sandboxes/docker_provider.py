@@ -21,7 +21,6 @@ import asyncio
 import base64
 import errno
 import logging
-import os
 import posixpath
 import uuid
 from collections.abc import Callable
@@ -66,6 +65,7 @@ from .docker_files import (
 )
 from .docker_io import ExecRequest, b64
 from .docker_pool import POOLS, Prepared, discard, give_back_if_fresh, prepare
+from .docker_slots import SLOTS
 from .model_relay import ModelRelay
 from .witness_client import WitnessHandle
 
@@ -109,6 +109,8 @@ class LooplabDockerSandbox(SandboxEnvironment):
         self.witness: WitnessHandle | None = None
         """The container's witness, its segment begun for this sample (None: the image has
         none, e.g. a custom image not built on looplab-sandbox)."""
+        self.slot: asyncio.Semaphore | None = None
+        """The run's sandbox slot this sample holds (`docker_slots`), released at its end."""
 
     # --- lifecycle (classmethods inspect calls) ------------------------------------------------
 
@@ -120,9 +122,10 @@ class LooplabDockerSandbox(SandboxEnvironment):
     @override
     @classmethod
     def default_concurrency(cls) -> int | None:
-        # With the command agent a sample costs the engine little, and containers mostly wait on
-        # the model: 8 per core (16 on two cores, as `python -m evals run` uses) keeps it busy.
-        return 8 * (os.cpu_count() or 1)
+        # No bound of inspect's: where one is in effect, inspect sleeps every sample a random
+        # 0-1 s before its sandbox (docker_slots.py says why that mattered). Our runs bound the
+        # containers with `docker_slots.SLOTS` (evals.evaluate); `max_sandboxes` still works.
+        return None
 
     @override
     def default_polling_interval(self) -> float:
@@ -158,13 +161,20 @@ class LooplabDockerSandbox(SandboxEnvironment):
         SandboxNotReadyError or the engine's error when none can be made."""
         resolved = resolve_config(config)
         install_exit_handlers()
-        pool = POOLS.pool_for(resolved, task_name)
-        if pool is not None:
-            prepared = await asyncio.wrap_future(pool.take())
-            TRACKED.add(prepared.container_id, resolved)  # now this task's: scope it
-        else:
-            prepared = await asyncio.to_thread(prepare, resolved, task_name)
+        slot = await SLOTS.take()
+        try:
+            pool = POOLS.pool_for(resolved, task_name)
+            if pool is not None:
+                prepared = await asyncio.wrap_future(pool.take())
+                TRACKED.add(prepared.container_id, resolved)  # now this task's: scope it
+            else:
+                prepared = await asyncio.to_thread(prepare, resolved, task_name)
+        except BaseException:
+            if slot is not None:
+                slot.release()
+            raise
         environment = cls(prepared.container_id, prepared.name, resolved, prepared.agent, prepared)
+        environment.slot = slot
         try:
             if await asyncio.to_thread(has_witness, resolved):
                 # A fresh segment per sample (a reused container keeps its witness running);
@@ -175,6 +185,7 @@ class LooplabDockerSandbox(SandboxEnvironment):
             for path, content in resolved.files:
                 await environment.write_file(path, content)
         except BaseException:
+            environment._release_slot()
             await asyncio.to_thread(discard, prepared)
             raise
         return {"default": environment}
@@ -193,11 +204,14 @@ class LooplabDockerSandbox(SandboxEnvironment):
         for environment in environments.values():
             if isinstance(environment, LooplabDockerSandbox):
                 environment.released = True
-                if not await environment._recycled(task_name, interrupted):
-                    environment.agent.close()
-                    if environment.model_relay is not None:
-                        environment.model_relay.close()
-                    await asyncio.to_thread(remove_container, environment.container_id)
+                try:
+                    if not await environment._recycled(task_name, interrupted):
+                        environment.agent.close()
+                        if environment.model_relay is not None:
+                            environment.model_relay.close()
+                        await asyncio.to_thread(remove_container, environment.container_id)
+                finally:
+                    environment._release_slot()
 
     @override
     @classmethod
@@ -380,6 +394,11 @@ class LooplabDockerSandbox(SandboxEnvironment):
         return self.prepared.relay if self.prepared is not None else None
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _release_slot(self) -> None:
+        slot, self.slot = self.slot, None  # once, whichever path gets here first
+        if slot is not None:
+            slot.release()
 
     async def _recycled(self, task_name: str, interrupted: bool) -> bool:
         """Put the container back in its pool if it may be reused; False: remove it."""

@@ -16,6 +16,7 @@ from sandbox_helpers import container_exists
 from sandboxes.config import DockerSandboxConfig
 from sandboxes.docker_engine import labelled_containers
 from sandboxes.docker_provider import LooplabDockerSandbox
+from sandboxes.docker_slots import SLOTS
 
 pytestmark = pytest.mark.docker
 
@@ -116,3 +117,32 @@ def test_a_signal_removes_warm_containers_too(namespace: str) -> None:
 def test_warm_is_validated() -> None:
     with pytest.raises(ValueError, match="warm"):
         DockerSandboxConfig(warm=-1)
+
+
+def test_a_sample_waits_for_a_slot_of_the_run_bound(namespace: str) -> None:
+    """`evals.evaluate` bounds looplab-docker sandboxes itself (`docker_slots`, in place of
+    inspect's bound, which sleeps each sample at random first): with one slot, a second sample
+    gets its container only once the first sample is cleaned up, and a failed start keeps none."""
+    config = DockerSandboxConfig(warm=2, memory="264m", reuse=False)
+
+    async def run() -> bool:
+        await LooplabDockerSandbox.task_init("startup", config)
+        SLOTS.limit(1)
+        try:
+            first = await LooplabDockerSandbox.sample_init("slots", config, {})
+            second = asyncio.create_task(LooplabDockerSandbox.sample_init("slots", config, {}))
+            await asyncio.sleep(1.0)  # a warm container is handed out in milliseconds
+            waited = not second.done()
+            await LooplabDockerSandbox.sample_cleanup("slots", config, first, False)
+            envs = await asyncio.wait_for(second, 60)
+            await LooplabDockerSandbox.sample_cleanup("slots", config, envs, False)
+            # the slot is free again: a third sample gets it
+            third = await asyncio.wait_for(LooplabDockerSandbox.sample_init("slots", config, {}), 60)
+            await LooplabDockerSandbox.sample_cleanup("slots", config, third, False)
+        finally:
+            SLOTS.limit(None)
+        await LooplabDockerSandbox.task_cleanup("shutdown", config, True)
+        return waited
+
+    assert asyncio.run(run())
+    assert labelled_containers() == []
