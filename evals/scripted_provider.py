@@ -85,6 +85,12 @@ def input_tokens(messages: list[Any], tools: list[ToolInfo]) -> int:
     return estimate_tokens(messages) + tool_chars // 4
 
 
+def _window(scenario: Scenario) -> int:
+    """The context window the actor enforces: the scenario's, plus the harness spec's own text
+    (``HarnessSpec.own_context_tokens``; 0 for the presets)."""
+    return scenario.n_ctx + store_as(HarnessRun).own_context_tokens
+
+
 def check_model_name(name: str) -> None:
     """A typo in ``scripted/<id>`` must not silently run the whole suite: the name is ``suite``,
     a scenario id, or a fallback role some scenario names (``scripted/backup``)."""
@@ -157,7 +163,7 @@ class ScriptedModelAPI(ModelAPI):
         if fault is not None:
             self._observe({**obs, "fault": fault.kind})
             raise await self._fault(fault, scenario, n_in)
-        if n_in > scenario.n_ctx:
+        if n_in > _window(scenario):
             self._observe({**obs, "overflow": True})
             raise await self._fault(FaultRule(kind="context_overflow"), scenario, n_in)
 
@@ -207,10 +213,11 @@ class ScriptedModelAPI(ModelAPI):
             if fault.kind == "stall":
                 await asyncio.sleep(fault.stall_s)  # the request hangs, then the link drops
             return ScriptedConnectionError(fault.kind)
+        n_ctx = _window(scenario)
         wire = wire_fault(fault.kind, scenario.dialect, model=self.model_name,
-                          retry_after=fault.retry_after, n_ctx=scenario.n_ctx, prompt_tokens=n_in)
+                          retry_after=fault.retry_after, n_ctx=n_ctx, prompt_tokens=n_in)
         record = {"kind": fault.kind, "dialect": scenario.dialect, "model": self.model_name,
-                  "retry_after": fault.retry_after, "n_ctx": scenario.n_ctx, "prompt_tokens": n_in}
+                  "retry_after": fault.retry_after, "n_ctx": n_ctx, "prompt_tokens": n_in}
         return ScriptedFault(wire, self.model_name, record)
 
     @staticmethod

@@ -73,6 +73,8 @@ class HarnessRun(StoreModel):
     """The spec's id."""
     dialect: str | None = None
     """The spec's action dialect: how the actor reads and writes actions for it."""
+    own_context_tokens: int = 0
+    """Added to the scenario's context window for this harness (``HarnessSpec.own_context_tokens``)."""
     cut_off: bool = False
     """The relay refused a call past the spec's model-call limit (the run ends ``cut_off``)."""
     launched: float | None = None

@@ -81,6 +81,7 @@ def bridge_agent(spec: HarnessSpec, proxy: str = "", fallbacks: list[str] | None
         scenario = (scenario_of or _library_scenario)(state)
         harness_run = store_as(HarnessRun)
         harness_run.dialect, harness_run.harness = spec.dialect, spec.id
+        harness_run.own_context_tokens = spec.own_context_tokens
         if scenario.driver is not None:
             return not_run(spec, state, DRIVER_REASON, scenario)
         workdir = await _workdir(scenario.workdir)
@@ -179,6 +180,7 @@ def record(spec: HarnessSpec, state: TaskState, exit_code: int, tail: str, scena
     record.run = {
         "not_applicable": no_surface(spec, scenario),
         "harness": spec.id, "dialect": spec.dialect, "exit_code": exit_code,
+        "n_ctx": scenario.n_ctx + spec.own_context_tokens,
         "output_tail": tail[-2000:], "model_calls": len(obs), "turns": len(replies),
         "tool_calls": sum(len(o.get("tools_called") or []) or 1 for o in actions),
         "acted": bool(actions), "message": (state.output.completion if state.output else "")[:500],

@@ -127,6 +127,13 @@ class HarnessSpec(_Strict):
     """The flag ``{conditions}`` puts before each ``key=value`` deployment condition."""
     fallback_flag: str = "--fallback-model"
     """The flag ``{fallbacks}`` puts before each fallback model name of the scenario."""
+    own_context_tokens: int = Field(0, ge=0)
+    """Tokens of the harness's own that every request carries (its instructions and tool
+    definitions), added to each scenario's context window for this harness: a scenario's window
+    is meant for the conversation, and a deployment picks a model whose window holds the
+    harness's own text. Leave 0 unless the harness cannot start inside the scenarios' windows
+    (default 16,384 tokens): then set it near its first request's size, which the eval log's
+    first model call shows (codex-cli: about 16,700)."""
     image: ImageSpec = Field(default_factory=ImageSpec)
     finish: FinishSpec = Field(default_factory=FinishSpec)
     no_surface: dict[str, str] = Field(default_factory=dict)

@@ -131,7 +131,7 @@ def _requested(p: Sprung, ev: Evidence, counter: str | None) -> str | None:
 
 
 def _context(p: Sprung, ev: Evidence) -> str | None:
-    n_ctx = ev.scenario.n_ctx
+    n_ctx = int(ev.run.get("n_ctx") or ev.scenario.n_ctx)  # a spec's own text may widen it
     overflowed = any(o.get("overflow") or o.get("fault") == "context_overflow"
                      for o in ev.observations)
     if p.overflow and not overflowed:

@@ -120,7 +120,9 @@ def _fit(role: str, t: ToolSpec) -> dict[str, str] | None:
     if not _props(t):  # a tool that declares no parameters is taken at its name
         return dict(_DEFAULT_PARAMS[role]) if t.name in _EXACT.get(role, ()) else None
     strings = _strings(t)
-    path = _param(t, _PATH, strings)
+    # an agent's id is no path, whatever its name (Codex CLI's send_input: `target`, "Agent id
+    # to message", beside a `message`: read as a writer, it swallowed every file the actor wrote)
+    path = _param(t, _PATH, [s for s in strings if not _SPAWN_DOC.search(str(_props(t)[s].get("description", "")))])
     content = _param(t, _CONTENT, [s for s in strings if s != path])
     if role == "shell":
         cmd = _param(t, _COMMAND, strings)

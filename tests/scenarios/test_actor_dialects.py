@@ -54,6 +54,18 @@ def test_tools_are_found_by_shape_whatever_their_names() -> None:
     assert (listing.name, listing.arguments["cmd"]) == ("run_shell", "ls -la src")
 
 
+def test_a_message_to_an_agent_is_no_file_write() -> None:
+    # Codex CLI 0.169's send_input (its parameters as it declares them, less `items`)
+    send_input = _tool("send_input", "Send a message to an existing agent. Use interrupt=true to redirect work "
+                       "immediately.", message="Legacy plain-text message to send to the agent.",
+                       target="Agent id to message (from spawn_agent).")
+    exec_command = _tool("exec_command", "Runs a command in a PTY, returning output or a session ID for "
+                         "ongoing interaction.", cmd="Shell command to execute.")
+    assert find_tool("write", [send_input, exec_command]) is None
+    write = to_reply(Write("app.py", "x = 1\n"), [send_input, exec_command]).tool_calls[0]
+    assert write.name == "exec_command" and "app.py" in write.arguments["cmd"]
+
+
 def test_an_unknown_tool_is_called_by_its_name_and_roles_are_visible_to_policies() -> None:
     call = to_reply(RawCall("web_search", {"q": "x"}), OTHER_NAMES).tool_calls[0]
     assert call.name == "web_search"
