@@ -33,11 +33,10 @@ from inspect_ai.model import (
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.tool import ToolChoice, ToolInfo
-from inspect_ai.util import store_as
 
 from evals.convert import from_inspect, to_inspect, tool_spec
 from evals.library import load_library
-from evals.state import ActorObservations, ActorState, HarnessRun
+from evals.state import ActorObservations, ActorState, HarnessRun, peek, put
 from evals.wire_faults import TRANSPORT_ERRORS, TRANSPORT_KINDS, WireFault, wire_fault
 from harness.messages import Message, estimate_tokens, unpaired_tool_messages
 from harness.model import ToolSpec
@@ -88,7 +87,7 @@ def input_tokens(messages: list[Any], tools: list[ToolInfo]) -> int:
 def _window(scenario: Scenario) -> int:
     """The context window the actor enforces: the scenario's, plus the harness spec's own text
     (``HarnessSpec.own_context_tokens``; 0 for the presets)."""
-    return scenario.n_ctx + store_as(HarnessRun).own_context_tokens
+    return scenario.n_ctx + int(peek(HarnessRun, "own_context_tokens"))
 
 
 def check_model_name(name: str) -> None:
@@ -120,7 +119,7 @@ class ScriptedModelAPI(ModelAPI):
         library = load_library()
         if self.model_name in library:
             return library[self.model_name], "primary"
-        scenario_id = store_as(ActorState).scenario_id
+        scenario_id = peek(ActorState, "scenario_id")
         if scenario_id is None or scenario_id not in library:
             raise RuntimeError(
                 f"scripted/{self.model_name}: no scenario is active in this sample; use "
@@ -137,7 +136,7 @@ class ScriptedModelAPI(ModelAPI):
         messages = [from_inspect(m) for m in input]
         n_in = input_tokens(messages, tools)
         summary = is_summary_request(messages, len(tools))
-        before = len(store_as(ActorState).prefixes.get(role, []))  # the role's previous input
+        before = len(peek(ActorState, "prefixes").get(role, []))  # the role's previous input
         obs: dict[str, Any] = {
             "role": role, "call": call_index, "input_tokens": n_in, "messages": len(messages),
             "max_tool_chars": max((len(m.content) for m in messages if m.role == "tool"), default=0),
@@ -157,7 +156,7 @@ class ScriptedModelAPI(ModelAPI):
             view, style = self._view(messages, [tool_spec(t) for t in tools], role, call_index, scenario)
             continues = obs["prefix"] == 1.0 and len(messages) > before
             obs["answered"] = carry_unshown(role, view, continues,
-                                            answered_calls(view, store_as(ActorState).aliases))
+                                            answered_calls(view, peek(ActorState, "aliases")))
         fault = next((f for f in scenario.faults if f.applies(
             role, profile_index if f.profile else call_index, summary, profile)), None)
         if fault is not None:
@@ -198,7 +197,7 @@ class ScriptedModelAPI(ModelAPI):
               scenario: Scenario) -> tuple[ActorView, Style | None]:
         """What the actor sees. A harness run through the bridge names its action dialect: text
         actions and replayed history are then read back into tool calls and results."""
-        dialect = self.action_dialect or store_as(HarnessRun).dialect
+        dialect = self.action_dialect or peek(HarnessRun, "dialect")
         style = None
         if dialect is not None:
             style = read_style(messages, dialect)
@@ -227,9 +226,9 @@ class ScriptedModelAPI(ModelAPI):
         if summary:
             return None
         digests = [hashlib.sha1(m.model_dump_json().encode()).hexdigest()[:12] for m in messages]
-        state = store_as(ActorState)
-        previous = state.prefixes.get(role, [])
-        state.prefixes = {**state.prefixes, role: digests}
+        prefixes = peek(ActorState, "prefixes")
+        previous = prefixes.get(role, [])
+        put(ActorState, "prefixes", {**prefixes, role: digests})
         if not previous:
             return None
         same = 0
@@ -242,15 +241,14 @@ class ScriptedModelAPI(ModelAPI):
     @staticmethod
     def _count(key: str) -> int:
         """This call's number among the calls counted under ``key`` (a role, or role@profile)."""
-        state = store_as(ActorState)
-        n = state.calls.get(key, 0) + 1
-        state.calls = {**state.calls, key: n}
+        calls = peek(ActorState, "calls")
+        n = calls.get(key, 0) + 1
+        put(ActorState, "calls", {**calls, key: n})
         return n
 
     @staticmethod
     def _observe(obs: dict[str, Any]) -> None:
-        seen = store_as(ActorObservations)
-        seen.observations = [*seen.observations, obs]
+        put(ActorObservations, "observations", [*peek(ActorObservations, "observations"), obs])
 
     async def count_text_tokens(self, text: str) -> int:
         return len(text) // 4
@@ -275,9 +273,8 @@ def remember_requests(role: str, reply: Message, action: Any, style: Style | Non
     the actor's view reads back from the text. ``answered_calls`` keys answers by them, so a
     judge's ``requested`` pattern meets requests and answers alike; ``carry_unshown`` looks for
     the role's last calls in its next input."""
-    state = store_as(ActorState)
-    state.pending = {**state.pending, role: [c.id for c in reply.tool_calls]}
-    aliases = dict(state.aliases)
+    put(ActorState, "pending", {**peek(ActorState, "pending"), role: [c.id for c in reply.tool_calls]})
+    aliases = dict(peek(ActorState, "aliases"))
     if style is None or style.dialect == "tools":
         asked = [requested(c) for c in reply.tool_calls]
         aliases.update({f"id:{c.id}": key for c, key in zip(reply.tool_calls, asked, strict=True)})
@@ -286,7 +283,7 @@ def remember_requests(role: str, reply: Message, action: Any, style: Style | Non
         shown = text_calls(reply.content, style)
         if len(shown) == len(asked):
             aliases.update({f"call:{requested(c)}": key for c, key in zip(shown, asked, strict=True)})
-    state.aliases = aliases
+    put(ActorState, "aliases", aliases)
     return asked
 
 
@@ -297,15 +294,16 @@ def carry_unshown(role: str, view: ActorView, continues: bool,
     the actor last asked for appears in it (mini-swe-agent drops a call to an unknown tool and
     answers with a user message) answered those calls in its own way. Counted on for as long
     as the conversation goes on; a fresh conversation starts from nothing."""
-    state = store_as(ActorState)
-    carried = dict(state.carried.get(role, {})) if continues else {}
+    all_carried = peek(ActorState, "carried")
+    carried = dict(all_carried.get(role, {})) if continues else {}
     shown = {c.id for m in view.messages for c in m.tool_calls}
-    last = state.pending.get(role, [])
+    last = peek(ActorState, "pending").get(role, [])
     if continues and last and not shown.intersection(last):
+        aliases = peek(ActorState, "aliases")
         for call_id in last:  # named as remember_requests named it
-            key = state.aliases.get(f"id:{call_id}", call_id)
+            key = aliases.get(f"id:{call_id}", call_id)
             carried[key] = carried.get(key, 0) + 1
-    state.carried = {**state.carried, role: carried}
+    put(ActorState, "carried", {**all_carried, role: carried})
     return {k: answered.get(k, 0) + carried.get(k, 0) for k in {*answered, *carried}}
 
 

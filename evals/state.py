@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from inspect_ai.log import EvalSample
-from inspect_ai.util import Store, StoreModel
+from inspect_ai.util import Store, StoreModel, store
 from pydantic import Field
 
 
@@ -118,3 +118,18 @@ Model = TypeVar("Model", bound=StoreModel)
 def in_log(model: type[Model], sample: EvalSample, instance: str | None = None) -> Model:
     """The state ``model`` a finished sample left in its log (a copy: changes stay here)."""
     return model(store=Store(sample.store), instance=instance)
+
+
+def peek(model: type[StoreModel], field: str) -> Any:
+    """The current sample's ``model.field`` as the store holds it, unvalidated: for the scripted
+    model's reads on every call. inspect's ``StoreModel`` builds a new pydantic ``TypeAdapter``
+    on every read of a list or dict field and validates the whole value (the observations grow
+    with the run): a dozen such reads were most of the scripted model's time per call. The value
+    is the store's own: never change it in place (``put`` a new one)."""
+    default = model.model_fields[field].get_default(call_default_factory=True)
+    return store().get(f"{model.__name__}:{field}", default)
+
+
+def put(model: type[StoreModel], field: str, value: Any) -> None:
+    """Set the current sample's ``model.field`` (``peek``'s write; a ``store_as`` read sees it)."""
+    store().set(f"{model.__name__}:{field}", value)
