@@ -18,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import threading
 import time
+from functools import cache
 from typing import Any
 
 import httpx2  # the HTTP library the openai SDK is built on (its errors carry its types)
@@ -30,6 +32,7 @@ from inspect_ai.model import (
     ModelAPI,
     ModelOutput,
     ModelUsage,
+    get_model_info,
 )
 from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -90,6 +93,15 @@ def _window(scenario: Scenario) -> int:
     return scenario.n_ctx + int(peek(HarnessRun, "own_context_tokens"))
 
 
+@cache
+def _warm_model_info(model: str) -> None:
+    """Look ``model`` up in inspect's model database now, in the background, once per process.
+    inspect's transcript looks up a model's info at its first model event, and the first lookup
+    reads the whole database (YAML: 0.5-1.5 s of CPU here), which landed inside the first
+    sample's first model call; the model is made while the eval sets up, before any sample."""
+    threading.Thread(target=get_model_info, args=(model,), name="model-info", daemon=True).start()
+
+
 def check_model_name(name: str) -> None:
     """A typo in ``scripted/<id>`` must not silently run the whole suite: the name is ``suite``,
     a scenario id, or a fallback role some scenario names (``scripted/backup``)."""
@@ -110,6 +122,7 @@ class ScriptedModelAPI(ModelAPI):
         self.action_dialect: str | None = model_args.get("action_dialect")
         """``-M action_dialect=...``; else the harness spec's, from the sample store."""
         self.check_name(model_name)
+        _warm_model_info(f"scripted/{model_name}")
 
     def check_name(self, model_name: str) -> None:
         """Refuse a name this provider cannot play (subclasses playing other data override it)."""
