@@ -15,9 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from harness.security.redaction_shapes import _ID_WORDS, _parts, looks_random
-
-PLACEHOLDER = "[REDACTED]"
+from harness.security.redaction_shapes import _ID_WORDS, PLACEHOLDER, _parts, looks_random
 
 _CANDIDATE = re.compile(r"(?<![\w+/=-])(?:[0-9a-fA-F]{32,128}|[A-Za-z0-9+/_=.~!#$%^&*-]{16,})"
                         r"(?![\w+/=-])")

@@ -27,59 +27,63 @@ from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 
-from harness.security.redaction_words import load_words
+from harness.security.patterns import PatternFileError, load_patterns, read_rule_file
 
+PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
 
+_WORDS_PATH, _WORDS = read_rule_file("redaction_words.yaml")
+if not all(isinstance(_WORDS.get(k), list) for k in ("strong", "weak", "identifier", "about", "public",
+                                                      "keeps_secret")):
+    raise PatternFileError(f"{_WORDS_PATH}: expected lists under 'strong', 'weak', 'identifier', "
+                           "'about', 'public' and 'keeps_secret'")
 
-_SECRET_WORDS, _WEAK_WORDS, _JOINED_WORDS = load_words()
+
+def _words(*lists: str) -> list[str]:
+    return [str(w).lower() for k in lists for w in _WORDS[k]]
+
+
+_SECRET_WORDS = tuple(w for w in _words("strong", "weak") if not re.search(r"[\s_-]", w))
 """A name part that *ends with* one of these marks a secret (``authToken``, ``PGPASSWORD``,
 ``Benutzerpasswort``); a lone weak word (``key``, ``clave``) needs a random-looking value."""
-_ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest",
-                       "commit", "rev", "revision", "uuid", "guid", "etag", "checksum", "version",
-                       "build", "trace", "span", "ref", "count", "size", "max", "min", "num",
-                       "number", "len", "length", "limit", "tokens", "model", "type", "name",
-                       "arn"})
-"""Name parts that make a value an identifier or a number, never a secret by entropy alone."""
-_ABOUT_WORDS = frozenset({"encoding", "algorithm", "alg", "format", "file", "path", "policy",
-                          "mode", "ttl", "timeout", "expiry", "expires", "expiration", "enabled",
-                          "required", "prompt", "field", "header", "strength", "rotation",
-                          "method", "scheme", "provider", "backend"})
-"""A last name part that says the value is *about* a secret, not the secret: a setting
-(``passwordEncoding: base64``, ``token_ttl: 3600``, ``key_file: /etc/x.key``)."""
-_PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "publishable", "cert", "certificate", "crt"})
-"""Name parts that declare the value public (``PublicKey =`` of WireGuard, ``publicKey`` of a
-JWK, ``NEXT_PUBLIC_*`` of Next.js, ``tls.crt``): never hidden by name or by entropy."""
-_KEEPS_SECRET = frozenset({"secret", "private"})
-"""Parts that keep an identifier-like name secret (Vault's ``secret_id``, a service account's
-``private_key_id``): the value is hidden when it reads as a key, hex included."""
+_JOINED_WORDS = tuple(re.sub(r"[\s_-]+", "", w) for w in _words("strong", "weak") if re.search(r"[\s_-]", w))
+"""Words of several parts (``mot de passe``), matched by the joined parts of a name."""
+_WEAK_WORDS = frozenset(_words("weak"))
+_ID_WORDS = frozenset(_words("identifier"))
+_ABOUT_WORDS = frozenset(_words("about"))
+_PUBLIC_WORDS = frozenset(_words("public"))
+_KEEPS_SECRET = frozenset(_words("keeps_secret"))
 _DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
 _HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
                           r"[0-9a-fA-F]{12})$")
 _TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|0x[0-9a-f]{1,16}|"
                       r"#[0-9a-f]{3,8}|"  # a colour
                       r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
-
-_ENV = re.compile(r"(?<![\w/.?&%-])([^\W\d]\w*+)( ?= ?)(?:(['\"])(.*?)\3|"
-                  r"([^\s\"';|&`(]++)(\()?)")
-"""``NAME=value``; an unquoted value ends at ``(`` (group 6: a call, not a value) so that
-``c = Client(api_key="...")`` is read as two assignments, not one that swallows the second."""
-_COLON = re.compile(r"(?m)(?:^|(?<=[\s{,(])|(?<=[\s(]['\"]))(['\"]?)([^\W\d][\w.-]*+)\1[ \t]*:[ \t]*"
-                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,{}\[:][^\s,}]*))")
-"""``name: value``; a value never opens with ``{`` or ``[`` (a nested object on the same line:
-its own keys are the pairs to judge). Names in any script (``senha``, ``密码``); a pair may open a
-call (Ruby ``new(secret_key: ...)``) or a quoted header (``-H 'X-Api-Key: ...'``)."""
-_FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"-][^\s'\"]*)\2")
-"""``--name value``; a value never opens with ``-`` (``--batch --passphrase x``: the next flag)."""
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
 _QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
 _USERINFO = re.compile(r"(://)([^\s:/@]+)@")
 _USERPASS = re.compile(r"(://[^\s:/@]*:)([^\s/@]+)(@)")
 """``scheme://user:password@host``, the user possibly empty (``redis://:password@cache``): the
 password position holds a credential whatever its shape."""
-_COOKIE = re.compile(r"(?im)^([ \t]*(?:set-)?cookie[ \t]*:[ \t]*)(\S.*)$")
-_AUTH_HEADER = re.compile(r"(?im)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
-                          r"(?:[A-Za-z][\w-]*\s+)?)(?!\$)([^\s\"',;]{8,}(?:,\s*\w+=[^\s\"',;]+)*)")
+
+
+def trie_pattern(words: set[str]) -> str:
+    """One regex for ``words`` as a prefix tree (``pass(?:word|wd|phrase)?``...): Python's
+    ``re`` tries every branch of a flat alternation at every position; a tree is several
+    times faster on text with none of the words."""
+    tree: dict = {}
+    for w in words:
+        node = tree
+        for c in w:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return emit(tree)
 
 
 def _parts(name: str) -> list[str]:
@@ -87,34 +91,41 @@ def _parts(name: str) -> list[str]:
     return [p for p in re.split(r"[\s_.\-\[\]]+", spaced.lower()) if p]
 
 
+def _identifier(name: str) -> bool:
+    """A name with an identifier or a public part (``run_id``, ``PublicKey``): its value is
+    never hidden by entropy alone."""
+    return bool(set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS))
+
+
 def secret_name(name: str) -> bool | str:
     """True for a secret name; ``"weak"`` for a lone generic word (``key``, ``token``: a JSON
-    ``"key"`` is usually a lookup key), whose value must also look random."""
+    ``"key"`` is usually a lookup key), whose value must also look random; ``"id"`` for an
+    identifier kept secret (``secret_id``), whose value is hidden when it reads as a key."""
     parts = _parts(name)
-    if public_name(name) or parts and parts[-1] in _ABOUT_WORDS:
+    if set(parts) & _PUBLIC_WORDS or parts and parts[-1] in _ABOUT_WORDS:
         return False
     if parts and parts[-1] in _ID_WORDS:
         # TOKEN_COUNT, api_key_id: a number or an identifier; secret_id, private_key_id: a key
         return "id" if set(parts[:-1]) & _KEEPS_SECRET and parts[-1] in ("id", "ids") else False
-    if not any(p.endswith(_SECRET_WORDS) for p in parts) and \
-            not "".join(parts).endswith(_JOINED_WORDS or ("\0",)):
+    if not any(p.endswith(_SECRET_WORDS) for p in parts) and not "".join(parts).endswith(_JOINED_WORDS):
         return False
     return "weak" if len(parts) == 1 and parts[0] in _WEAK_WORDS else True
 
 
-def public_name(name: str) -> bool:
-    return bool(set(_parts(name)) & _PUBLIC_WORDS)
-
-
 def entropy(value: str) -> float:
-    counts = Counter(value)
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 _TOKEN_CHARS = re.compile(r"^[A-Za-z0-9+/=_.~!@#$%^&*-]+$")
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 """``windll.kernel32.GetProcAddress``, ``self.Mark2Array``: a reference in code, not key material."""
+_CLASSES = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"))
+
+
+def _classes(value: str) -> int:
+    """How many of lower case, upper case and digits ``value`` holds."""
+    return sum(bool(rx.search(value)) for rx in _CLASSES)
 
 
 _WORD_RUN = re.compile(r"[A-Z][a-z]{2,}|(?<=\d)[a-z]{3,}")
@@ -122,9 +133,9 @@ _WORD_RUN = re.compile(r"[A-Z][a-z]{2,}|(?<=\d)[a-z]{3,}")
 
 def _wordy(value: str) -> bool:
     """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``Python2TracebackLexer``,
-    ``V1alpha3DeviceTaintRule``): a CamelCase name in code. In generated key material a capital followed by two or more
-    lower-case letters is rare: 1% of random 16-character and 0.03% of 40-character tokens
-    read so (and those are still caught under a secret name)."""
+    ``V1alpha3DeviceTaintRule``): a CamelCase name in code. In generated key material a capital
+    followed by two or more lower-case letters is rare: 1% of random 16-character and 0.03% of
+    40-character tokens read so (and those are still caught under a secret name)."""
     runs = _WORD_RUN.findall(value)
     return len(runs) >= 2 and sum(len(r) for r in runs) >= 0.75 * len(value)
 
@@ -172,7 +183,7 @@ def looks_random(value: str, min_len: int = 16) -> bool:
     if value.startswith(("/", "./", "~", "-", "#")) or "://" in value or _DOTTED_NAME.fullmatch(value) \
             or _wordy(value) or _slug(value) or _sequential(value):
         return False
-    classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+    classes = _classes(value)
     return (classes == 3 and entropy(value) >= 3.5) or (classes == 2 and len(value) >= 24
                                                           and entropy(value) >= 4.2)
 
@@ -207,74 +218,19 @@ def judged_name(name: str) -> bool | str:
     under it are a key (commit SHAs and digests live under ``*_SHA``, ``*_COMMIT``,
     ``*_DIGEST``, ``*_VERSION``, which stay)."""
     by_name = secret_name(name)
-    if by_name or not _ENV_NAME.fullmatch(name) or set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
+    if by_name or not _ENV_NAME.fullmatch(name) or _identifier(name):
         return by_name
     return "env"
 
 
-def _sub_env(m: re.Match[str]) -> str:
-    name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
-    if m.group(6):
-        return m.group(0)  # `x = make_client(`: code
+def hidden(value: str, name: str) -> bool:
+    """A value under ``name`` is hidden when the name says secret and the value is a literal,
+    or, whatever the name, when the value reads as generated key material, unless the name
+    says identifier or public."""
     by_name = judged_name(name)
-    if m.group(3) and "=" in value and not by_name:  # a quoted connection string: its pairs
-        inner = _ENV.sub(_sub_env, value)
-        return m.group(0).replace(value, inner, 1) if inner != value else m.group(0)
-    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
-        return m.group(0)
-    if not _worth_hiding(value, by_name):
-        return m.group(0)
-    return m.group(0).replace(value, PLACEHOLDER, 1)
-
-
-def _sub_colon(m: re.Match[str]) -> str:
-    name = m.group(2)
-    value = m.group(4) if m.group(3) else (m.group(5) or "").strip().rstrip("'\"")
-    by_name = secret_name(name)  # (not judged_name: `LINUX_AMD64: <sha256>` in a checksum map)
-    if not by_name and (set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)
-                        or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):
-        # Any other name is judged by its value, as NAME=value is; a bare `h1:...` (no space
-        # after the colon, as YAML and JSON would have) is a prefix, not a key.
-        return m.group(0)
-    if not _worth_hiding(value, by_name):
-        return m.group(0)
-    scheme = re.match(r"[A-Za-z][\w-]*\s+(?=\S)", value)  # "token abc..." keeps "token "
-    secret = value[scheme.end():] if scheme and name.lower() != "cookie" else value
-    return m.group(0).replace(secret, PLACEHOLDER, 1) if secret else m.group(0)
-
-
-def _sub_flag(m: re.Match[str]) -> str:
-    """A flag's value under a secret name, or random in all three character classes under any
-    other (``--seal <key>``; as for short flags in ``redaction_positions``)."""
-    name, value = m.group(1), m.group(3)
-    by_name = secret_name(name)
-    if by_name:
-        hide = _worth_hiding(value, by_name)
-    else:
-        hide = not set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS) and looks_random(value) \
-            and all(re.search(rx, value) for rx in (r"[a-z]", r"[A-Z]", r"\d")) \
-            and not _encoded_text(value)
-    return m.group(0).replace(value, PLACEHOLDER, 1) if hide else m.group(0)
-
-
-def _sub_url(m: re.Match[str]) -> str:
-    url = _USERPASS.sub(_sub_userpass, m.group(0))
-    url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
-                        or _HEX_OR_UUID.match(u.group(2)) and len(u.group(2)) >= 16
-                        else u.group(2)) + "@", url)
-    url = _QUERY.sub(_sub_query, url)
-    head, sep, rest = url.partition("://")
-    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
-    path = "/".join(PLACEHOLDER if _random_segment(seg) else seg for seg in rest[:cut].split("/"))
-    return head + sep + path + rest[cut:]
-
-
-def _sub_userpass(u: re.Match[str]) -> str:
-    """Any literal password (digits too); a template, a placeholder or ``x`` stays."""
-    password = u.group(2)
-    if not literal(password) or _TRIVIAL.match(password) and not password.isdigit():
-        return u.group(0)
-    return u.group(1) + PLACEHOLDER + u.group(3)
+    if not by_name and _identifier(name):
+        return False
+    return literal(value) and _worth_hiding(value, by_name)
 
 
 _REFERENCE = re.compile(r"^(?:\$|\{\{?\s*[\w.]+\s*\}|<[^>]*>|%\w+%|\*+$|\[REDACTED)")
@@ -291,37 +247,124 @@ def literal(value: str) -> bool:
     return bool(v) and not _REFERENCE.match(v)
 
 
+# --- the regex passes of redaction_patterns.yaml -----------------------------------------------
+Sub = Callable[[re.Match[str]], str]
+Judge = Callable[[str, str, re.Match[str]], object]
+
+
+def hide(m: re.Match[str], group: int | str) -> str:
+    """The text of ``m`` with ``group`` replaced by the placeholder."""
+    a, b = m.start(group) - m.start(0), m.end(group) - m.start(0)
+    return m.group(0)[:a] + PLACEHOLDER + m.group(0)[b:]
+
+
+def hide_if(judge: Judge) -> Sub:
+    """A sub that hides a match's value (its first ``value*`` group that took part) when
+    ``judge(value, name, match)`` says so, the name being its first ``name*`` group ("" if none)."""
+    def sub(m: re.Match[str]) -> str:
+        groups = [(k, v) for k, v in m.groupdict().items() if v is not None]
+        name = next((v for k, v in groups if k.startswith("name")), "")
+        group = next(k for k, _ in groups if k.startswith("value"))
+        return hide(m, group) if judge(m.group(group), name, m) else m.group(0)
+    return sub
+
+
+SUBS: dict[str, Sub] = {
+    "always": hide_if(lambda v, n, m: True),
+    "literal": hide_if(lambda v, n, m: literal(v)),
+    "hidden": hide_if(lambda v, n, m: hidden(v, n)),
+    "password": hide_if(lambda v, n, m: hidden(v, "password")),  # a literal password, digits too
+}
+"""The judges the passes of every check share; each module adds its own."""
+
+
+def run_passes(section: str, text: str, subs: dict[str, Sub]) -> str:
+    """The regexes of ``section`` of ``redaction_patterns.yaml`` applied in order, each with the
+    sub its ``sub`` names, and only to a text that holds one of its ``triggers``."""
+    lowered = text.lower()
+    for p in load_patterns(PATTERN_FILE, section, "sub", 0):
+        if not p.triggers or any(t in lowered for t in p.triggers):
+            text = p.regex.sub(subs[p.text], text)
+    return text
+
+
+def _sub_env(m: re.Match[str]) -> str:
+    name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
+    by_name = judged_name(name)
+    if m.group(6):
+        return m.group(0)  # `x = make_client(`: code
+    if m.group(3) and "=" in value and not by_name:  # a quoted connection string: its pairs
+        return m.group(0).replace(value, m.re.sub(_sub_env, value), 1)
+    if not by_name and _identifier(name) or not _worth_hiding(value, by_name):
+        return m.group(0)
+    return m.group(0).replace(value, PLACEHOLDER, 1)
+
+
+def _sub_colon(m: re.Match[str]) -> str:
+    name = m.group(2)
+    value = m.group(4) if m.group(3) else (m.group(5) or "").strip().rstrip("'\"")
+    by_name = secret_name(name)  # (not judged_name: `LINUX_AMD64: <sha256>` in a checksum map)
+    if not by_name and (_identifier(name) or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):
+        # Any other name is judged by its value, as NAME=value is; a bare `h1:...` (no space
+        # after the colon, as YAML and JSON would have) is a prefix, not a key.
+        return m.group(0)
+    if not _worth_hiding(value, by_name):
+        return m.group(0)
+    scheme = re.match(r"[A-Za-z][\w-]*\s+(?=\S)", value)  # "token abc..." keeps "token "
+    secret = value[scheme.end():] if scheme and name.lower() != "cookie" else value
+    return m.group(0).replace(secret, PLACEHOLDER, 1) if secret else m.group(0)
+
+
+def _flag(value: str, name: str, m: re.Match[str]) -> bool:
+    """A flag's value under a secret name, or random in all three character classes under any
+    other (``--seal <key>``; as for short flags in ``redaction_positions``)."""
+    by_name = secret_name(name)
+    if by_name:
+        return _worth_hiding(value, by_name)
+    return not _identifier(name) and looks_random(value) and _classes(value) == 3 and not _encoded_text(value)
+
+
+def _sub_url(m: re.Match[str]) -> str:
+    url = _USERPASS.sub(_sub_userpass, m.group(0))
+    url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
+                        or _HEX_OR_UUID.match(u.group(2)) and len(u.group(2)) >= 16
+                        else u.group(2)) + "@", url)
+    url = _QUERY.sub(sub_query, url)
+    head, sep, rest = url.partition("://")
+    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    path = "/".join(PLACEHOLDER if _random_segment(seg) else seg for seg in rest[:cut].split("/"))
+    return head + sep + path + rest[cut:]
+
+
+def _sub_userpass(u: re.Match[str]) -> str:
+    """Any literal password (digits too); a template, a placeholder or ``x`` stays."""
+    password = u.group(2)
+    if not literal(password) or _TRIVIAL.match(password) and not password.isdigit():
+        return u.group(0)
+    return u.group(1) + PLACEHOLDER + u.group(3)
+
+
 def _random_segment(seg: str) -> bool:
     """A path segment that is key material (a webhook secret), not a file or a version."""
-    return bool(re.fullmatch(r"[A-Za-z0-9_-]{20,}", seg)) and looks_random(seg, 20) and \
-        all(re.search(rx, seg) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+    return bool(re.fullmatch(r"[A-Za-z0-9_-]{20,}", seg)) and looks_random(seg, 20) and _classes(seg) == 3
 
 
-def _sub_query(m: re.Match[str]) -> str:
+def sub_query(m: re.Match[str]) -> str:
+    """A query pair (``_QUERY``) whose value is secret by its name or random-looking."""
     name, value = m.group(2), m.group(3)
-    decoded = re.sub(r"%[0-9A-Fa-f]{2}", "", value)
     by_name = secret_name(name)
-    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
+    if not by_name and _identifier(name):
         return m.group(0)  # run_id=, commit=: an identifier, however random it looks
-    if (by_name and _worth_hiding(value, by_name)) or looks_random(decoded, 20):
+    if (by_name and _worth_hiding(value, by_name)) or looks_random(re.sub(r"%[0-9A-Fa-f]{2}", "", value), 20):
         return f"{m.group(1)}{name}={PLACEHOLDER}"
     return m.group(0)
 
 
-_PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    (_AUTH_HEADER, lambda m: m.group(1) + PLACEHOLDER),
-    (_COOKIE, lambda m: m.group(1) + PLACEHOLDER),
-    (_URL, _sub_url),
-    (_COLON, _sub_colon),  # before NAME=value: a Cookie header is hidden whole
-    (_ENV, _sub_env),
-    (_FLAG, _sub_flag),
-)
+_SUBS = {**SUBS, "url": _sub_url, "colon": _sub_colon, "env": _sub_env, "flag": hide_if(_flag)}
 
 
 def redact_shapes(text: str) -> str:
-    for rx, fn in _PASSES:
-        text = rx.sub(fn, text)
-    return redact_vendor_tokens(text)
+    return redact_vendor_tokens(run_passes("secret-shapes", text, _SUBS))
 
 
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
@@ -331,12 +374,7 @@ _HEX32 = re.compile(r"[0-9a-f]{32,}")
 def _candidate(line: str) -> bool:
     """A long token with upper and lower case and digits, or 32+ hex digits: every vendor
     shape has one; code and prose rarely do (so most lines never reach detect-secrets)."""
-    for m in _LONG_TOKEN.finditer(line):
-        tok = m.group(0)
-        if _HEX32.search(tok) or (re.search(r"[a-z]", tok) and re.search(r"[A-Z]", tok)
-                                  and re.search(r"\d", tok)):
-            return True
-    return False
+    return any(_HEX32.search(m.group(0)) or _classes(m.group(0)) == 3 for m in _LONG_TOKEN.finditer(line))
 
 
 MAX_SCANNED_LINE = 2000
@@ -378,15 +416,9 @@ def _vendor_secrets(line: str) -> tuple[str, ...]:
 
 
 _SETTINGS = {
-    "plugins_used": [{"name": n} for n in (
-        "ArtifactoryDetector", "AWSKeyDetector", "AzureStorageKeyDetector", "BasicAuthDetector",
-        "CloudantDetector", "DiscordBotTokenDetector", "GitHubTokenDetector", "GitLabTokenDetector",
-        "IbmCloudIamDetector", "IbmCosHmacDetector", "JwtTokenDetector", "MailchimpDetector",
-        "NpmDetector", "OpenAIDetector", "PrivateKeyDetector", "PypiTokenDetector",
-        "SendGridDetector", "SlackDetector", "SoftlayerDetector", "SquareOAuthDetector",
-        "StripeDetector", "TelegramBotTokenDetector", "TwilioKeyDetector")],
+    "plugins_used": [{"name": str(n)} for n in read_rule_file(PATTERN_FILE)[1]["vendor_detectors"]],
     "filters_used": [{"path": f"detect_secrets.filters.heuristic.{f}"} for f in (
         "is_sequential_string", "is_potential_uuid", "is_templated_secret")],
 }
-"""detect-secrets' vendor detectors; not its keyword and entropy plugins (the passes above do
-that with identifiers in mind), nor ``IPPublicDetector`` (addresses are not secrets here)."""
+"""detect-secrets' vendor detectors (``vendor_detectors`` of ``redaction_patterns.yaml``) and its
+filters of sequences, UUIDs and templates."""

@@ -31,114 +31,27 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from harness.security.redaction_shapes import (
-    _ID_WORDS,
-    _PUBLIC_WORDS,
     PLACEHOLDER,
-    _parts,
-    _worth_hiding,
-    judged_name,
+    SUBS,
+    _identifier,
+    hidden,
+    hide_if,
     literal,
+    run_passes,
     secret_name,
 )
 
-
-def _hidden(value: str, name: str) -> bool:
-    """A value under ``name`` is hidden when the name says secret and the value is a literal,
-    or, whatever the name, when the value reads as generated key material (as ``NAME=value``
-    in ``redaction_shapes``), unless the name says identifier or public."""
-    by_name = judged_name(name)
-    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
-        return False
-    return literal(value) and _worth_hiding(value, by_name)
-
-
-# --- whole-line assignments (INI, TOML, HCL, properties, .env) -------------------------------
-_LINE = re.compile(r"(?m)^([ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=[ \t]*)"
-                   r"(?:(['\"])([^'\"\n]*)\3|([^\s'\"#;]+))([ \t]*[,;]?[ \t]*(?:[#;].*)?)$")
-
-def _sub_line(m: re.Match[str]) -> str:
-    # A dotted name is judged by its leaf: `spring.datasource.password` names a password,
-    # `auth_user.oauth2_headers` (an attribute in code) does not.
-    value, name = m.group(4) if m.group(3) else m.group(5), m.group(2).rsplit(".", 1)[-1]
-    if not _hidden(value, name):
-        return m.group(0)
-    quote = m.group(3) or ""
-    return f"{m.group(1)}{quote}{PLACEHOLDER}{quote}{m.group(6)}"
-
-
-# --- key/value tables (`vault write` output, `Key    Value` columns) --------------------------
-_TABLE = re.compile(r"(?m)^([ \t]*([A-Za-z_][\w.-]*)[ \t]{2,})([^\s'\"=:]\S*)[ \t]*$")
-
-
-def _sub_table(m: re.Match[str]) -> str:
-    by_name = secret_name(m.group(2))
-    if not by_name or not _hidden(m.group(3), m.group(2)):
-        return m.group(0)
-    return m.group(1) + PLACEHOLDER
-
-
-# --- XML elements and name/value pairs ---------------------------------------------------------
-_XML_ELEMENT = re.compile(r"<([A-Za-z_][\w.-]*)(\s[^<>]*)?>([^<>\n]{1,400})</\1>")
-_PAIR_NAME = r"(?:name|key|Name|Key|ParameterKey|variable)"
-_PAIR_VALUE = r"(?:value|Value|ParameterValue)"
-_XML_PAIR = re.compile(rf"\b{_PAIR_NAME}\s*=\s*\"([\w.:-]+)\"(\s+){_PAIR_VALUE}\s*=\s*\"([^\"\n]*)\"")
-_JSON_PAIR = re.compile(rf"\"{_PAIR_NAME}\"\s*:\s*\"([\w.:-]+)\"(\s*,\s*)\"{_PAIR_VALUE}\"\s*:\s*"
-                        r"\"((?:[^\"\\\n]|\\.)*)\"")
-_YAML_PAIR = re.compile(rf"(?m)^([ \t]*)- {_PAIR_NAME}:[ \t]*([\"']?)([\w.:-]+)\2[ \t]*\n"
-                        rf"(\1  {_PAIR_VALUE}:[ \t]*)([\"']?)([^\"'\n]*?)\5[ \t]*$")
-
-
-_XML_KEYED = re.compile(rf"<([A-Za-z_][\w.-]*)(\s[^<>]*?\b{_PAIR_NAME}\s*=\s*\"([\w.:-]+)\"[^<>]*)>"
-                        r"([^<>\n]{1,400})</\1>")
-"""``<entry key="db.password">...</entry>`` (Java XML properties), ``<setting name="ApiKey">``."""
-
-# Names and values given as a call's arguments or an index: PHP ``define('DB_PASSWORD', '...')``,
-# ``os.environ["X"] = "..."``, Ruby ``ENV['X'] = '...'``, ``config.set("api_key", "...")``.
-_CALL_PAIR = re.compile(r"(?:\(\s*(['\"])([A-Za-z_][\w.-]*)\1\s*,|\[\s*(['\"])([A-Za-z_][\w.-]*)\3"
-                        r"\s*\]\s*=)\s*(['\"])([^'\"\n\\]*)\5")
-
-
-def _sub_call_pair(m: re.Match[str]) -> str:
-    if re.fullmatch(r"[a-z_][a-z0-9_]*", m.group(6)):
-        return m.group(0)  # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
-    return _sub_pair(2 if m.group(2) else 4, 6)(m)
-
-# Argument vectors: a flag and its value as two list items (container ``args``, ``docker
-# inspect``'s ``"Args"``, ``subprocess.run([...])``).
-_JSON_ARGV = re.compile(r"(['\"])--?([A-Za-z][\w-]*)\1(\s*,\s*)(['\"])([^'\"\n\\]+)\4")
-_YAML_ARGV = re.compile(r"(?m)^([ \t]*)- (['\"]?)--?([A-Za-z][\w-]*)\2[ \t]*\n\1- (['\"]?)"
-                        r"([^\s'\"]+)\4[ \t]*$")
-
-# Dotted keys set on a command line or in a list: helm ``--set auth.rootPassword=...``, JVM
-# ``-Dspring.datasource.password=...``; judged by their leaf.
-_DOTTED = re.compile(r"(?:(?<=-D)|(?<![\w/.?&%=:-]))([A-Za-z_][\w-]*(?:\.[\w-]+)+)=(['\"]?)"
-                     r"([^\s'\",&;]+)\2")
-
-
-def _sub_dotted(m: re.Match[str]) -> str:
-    if not _hidden(m.group(3), m.group(1).rsplit(".", 1)[-1]):
-        return m.group(0)
-    start, end = m.start(3) - m.start(0), m.end(3) - m.start(0)
-    return m.group(0)[:start] + PLACEHOLDER + m.group(0)[end:]
-
-
-def _sub_xml_element(m: re.Match[str]) -> str:
-    if not _hidden(m.group(3).strip(), m.group(1)):
-        return m.group(0)
-    return f"<{m.group(1)}{m.group(2) or ''}>{PLACEHOLDER}</{m.group(1)}>"
-
-
-def _sub_pair(name_group: int, value_group: int) -> Callable[[re.Match[str]], str]:
-    def sub(m: re.Match[str]) -> str:
-        value = m.group(value_group)
-        if not _hidden(value, m.group(name_group)):
-            return m.group(0)
-        start, end = m.start(value_group) - m.start(0), m.end(value_group) - m.start(0)
-        return m.group(0)[:start] + PLACEHOLDER + m.group(0)[end:]
-    return sub
+_SUBS = {
+    **SUBS,
+    "trimmed": hide_if(lambda v, n, m: hidden(v.strip(), n)),
+    "leaf": hide_if(lambda v, n, m: hidden(v, n.rsplit(".", 1)[-1])),  # a dotted name's last part
+    "named": hide_if(lambda v, n, m: secret_name(n) and hidden(v, n)),
+    # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
+    "call-pair": hide_if(lambda v, n, m: not re.fullmatch(r"[a-z_][a-z0-9_]*", v) and hidden(v, n)),
+}
 
 
 # --- YAML block scalars under a secret name ----------------------------------------------------
@@ -174,10 +87,10 @@ def _redact_blocks(lines: list[str]) -> None:
         m = _BLOCK_HEAD.match(line)
         if m and secret_name(m.group(3)) is True:
             _hide_block(lines, i, _indent(line))
-        elif m and not set(_parts(m.group(3))) & (_ID_WORDS | _PUBLIC_WORDS):
+        elif m and not _identifier(m.group(3)):
             for j in range(i + 1, _block_end(lines, i, _indent(line))):
                 token = lines[j].strip()
-                if token and " " not in token and _hidden(token, m.group(3)):
+                if token and " " not in token and hidden(token, m.group(3)):
                     lines[j] = lines[j][: _indent(lines[j])] + PLACEHOLDER
 
 
@@ -295,43 +208,6 @@ def _redact_k8s_json(text: str) -> str:
     return text
 
 
-# Quoted names with `=` (Windows .reg exports `"DefaultPassword"="..."`, some INI dialects) and
-# Dockerfile's space form `ENV DB_PASSWORD value`.
-_QUOTED_EQ = re.compile(r"([\"'])([^\W\d][\w.-]*)\1[ \t]*=[ \t]*([\"'])([^\"'\n]*)\3")
-_DOCKER_ENV = re.compile(r"(?m)^[ \t]*ENV[ \t]+([A-Za-z_]\w*)[ \t]+(['\"]?)([^\s'\"=][^\s'\"]*)\2[ \t]*$")
-
-# Values a CI log is told to mask (GitHub Actions `::add-mask::`, Azure Pipelines
-# `issecret=true`): secret by declaration, whatever their shape.
-_CI_MASK = re.compile(r"(::add-mask::|##vso\[task\.setvariable [^\]\n]*issecret=true[^\]\n]*\])"
-                      r"[ \t]*(['\"]?)([^\s'\"]+)")
-
-
-def _sub_ci_mask(m: re.Match[str]) -> str:
-    value = m.group(3)
-    if not literal(value):
-        return m.group(0)
-    return m.group(0)[: m.start(3) - m.start(0)] + PLACEHOLDER + m.group(0)[m.end(3) - m.start(0):]
-
-
-_PASSES: tuple[tuple[str | re.Pattern[str], re.Pattern[str], Callable[[re.Match[str]], str]],
-               ...] = (
-    ("alue:", _YAML_PAIR, _sub_pair(3, 6)),  # (each pass runs only where its marker occurs)
-    ('alue"', _JSON_PAIR, _sub_pair(1, 3)),
-    ('alue="', _XML_PAIR, _sub_pair(1, 3)),
-    ("</", _XML_ELEMENT, _sub_xml_element),
-    ("</", _XML_KEYED, _sub_pair(3, 4)),
-    ("-", _JSON_ARGV, _sub_pair(2, 5)),
-    ("- -", _YAML_ARGV, _sub_pair(3, 5)),
-    ("", _CALL_PAIR, _sub_call_pair),
-    (re.compile(r"[\w-]\.[\w-]+="), _DOTTED, _sub_dotted),
-    ("  ", _TABLE, _sub_table),
-    ("=", _LINE, _sub_line),
-    ("=", _QUOTED_EQ, _sub_pair(2, 4)),
-    ("ENV", _DOCKER_ENV, _sub_pair(1, 3)),
-    (re.compile(r"add-mask|issecret"), _CI_MASK, _sub_ci_mask),
-)
-
-
 def redact_structured(text: str) -> str:
     text = _redact_k8s_json(text)
     if re.search(r"(?m)^[ \t]*(?:- )?(?:[\w.\"'-]+:[ \t]*[|>]|kind:)", text):
@@ -339,7 +215,4 @@ def redact_structured(text: str) -> str:
         _redact_k8s_yaml(lines)
         _redact_blocks(lines)
         text = "\n".join(lines)
-    for marker, rx, fn in _PASSES:
-        if marker in text if isinstance(marker, str) else marker.search(text):
-            text = rx.sub(fn, text)
-    return text
+    return run_passes("structured-documents", text, _SUBS)

@@ -26,10 +26,10 @@ from harness.security.redaction_shapes import (
     _SECRET_WORDS,
     PLACEHOLDER,
     _parts,
+    hidden,
     secret_name,
+    trie_pattern,
 )
-from harness.security.redaction_structured import _hidden
-from harness.security.redaction_words import trie_pattern
 
 Span = tuple[int, int]
 
@@ -116,7 +116,7 @@ def _secret_column(name: str) -> bool:
     parts = _parts(name)
     if not parts or not secret_name(name):
         return False
-    return parts[-1].endswith(_SECRET_WORDS) or "".join(parts).endswith(_JOINED_WORDS or ("\0",))
+    return parts[-1].endswith(_SECRET_WORDS) or "".join(parts).endswith(_JOINED_WORDS)
 
 
 _SQL_COLUMNS = re.compile(r"(?i)^\s*(?:INSERT\s+INTO|COPY)\s+[\w.\"`\[\]]+\s*\(([^()]+)\)\s*(VALUES\s*)?")
@@ -146,7 +146,7 @@ def _redact_values(line: str, names: list[str], secret: list[int], start: int) -
             return t.group(0)
         for col in sorted(secret, reverse=True):
             a, b = spans[col]
-            if a < b and _hidden(body[a:b], names[col]):
+            if a < b and hidden(body[a:b], names[col]):
                 body = body[:a] + PLACEHOLDER + body[b:]
         return f"({body})"
     return line[:start] + _TUPLE.sub(sub, line[start:])
@@ -183,7 +183,7 @@ def _redact_rows(lines: list[str], head: int) -> int:
     if found is None:
         return head + 1
     split, names, secret = found
-    if len(names) == 2 and secret == [0] and _hidden(_pair_value(lines[head], split), names[0]):
+    if len(names) == 2 and secret == [0] and hidden(_pair_value(lines[head], split), names[0]):
         # `password | ...` of psql's expanded display, a two-column key/value listing: a row
         a, b = _inner(lines[head], *split(lines[head])[1])
         lines[head] = lines[head][:a] + PLACEHOLDER + lines[head][b:]
@@ -201,7 +201,7 @@ def _redact_rows(lines: list[str], head: int) -> int:
             break
         for col in sorted(secret, reverse=True):  # right to left: earlier spans stay valid
             a, b = _inner(line, *spans[col])
-            if a < b and _hidden(line[a:b], names[col]):
+            if a < b and hidden(line[a:b], names[col]):
                 line = line[:a] + PLACEHOLDER + line[b:]
         lines[i] = line
         i += 1
@@ -230,7 +230,7 @@ def _redact_html(text: str) -> str:
         body = m.group(1)
         for col in reversed(range(len(cells))):
             c, value = cells[col], cells[col].group(3).strip()
-            if value and _secret_column(header[col]) and _hidden(value, header[col]):
+            if value and _secret_column(header[col]) and hidden(value, header[col]):
                 body = body[: c.start(3)] + PLACEHOLDER + body[c.end(3):]
         return m.group(0)[: m.start(1) - m.start(0)] + body + m.group(0)[m.end(1) - m.start(0):]
     return _HTML_ROW.sub(row, text)
