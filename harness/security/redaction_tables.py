@@ -119,75 +119,62 @@ def _secret_column(name: str) -> bool:
     return parts[-1].endswith(_SECRET_WORDS) or "".join(parts).endswith(_JOINED_WORDS)
 
 
+def _hide_cells(line: str, cells: list[tuple[Span, str]]) -> str:
+    """``line`` with each cell (its span, the name of its column) hidden where its value is a
+    secret under that name; right to left, so that the spans before stay valid."""
+    for (a, b), name in sorted(cells, reverse=True):
+        a, b = _inner(line, a, b)
+        if a < b and hidden(line[a:b], name):
+            line = line[:a] + PLACEHOLDER + line[b:]
+    return line
+
+
 _SQL_COLUMNS = re.compile(r"(?i)^\s*(?:INSERT\s+INTO|COPY)\s+[\w.\"`\[\]]+\s*\(([^()]+)\)\s*(VALUES\s*)?")
 """``INSERT INTO t (a, b) VALUES (...)`` and pg_dump's ``COPY t (a, b) FROM stdin;``: the column
 list is the header of the values after it (on the same line, or the tab-separated lines
 below)."""
-
-
-def _sql_header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int]] | None:
-    m = _SQL_COLUMNS.match(line)
-    if not m:
-        return None
-    names = [n.strip().strip('"`[]') for n in m.group(1).split(",")]
-    secret = [i for i, n in enumerate(names) if _secret_column(n)]
-    return (_sep_cells("\t"), names, secret) if secret else None
-
-
 _TUPLE = re.compile(r"\(((?:[^()'\"]|'(?:[^'\\]|''|\\.)*'|\"(?:[^\"\\]|\\.)*\")*)\)")
-
-
-def _redact_values(line: str, names: list[str], secret: list[int], start: int) -> str:
-    """The secret columns of each ``(...)`` tuple of an INSERT's VALUES, from ``start``."""
-    def sub(t: re.Match[str]) -> str:
-        body = t.group(1)
-        spans = _sep_cells(",")(body.replace("'", '"'))  # (SQL quotes strings with ')
-        if len(spans) != len(names):
-            return t.group(0)
-        for col in sorted(secret, reverse=True):
-            a, b = spans[col]
-            if a < b and hidden(body[a:b], names[col]):
-                body = body[:a] + PLACEHOLDER + body[b:]
-        return f"({body})"
-    return line[:start] + _TUPLE.sub(sub, line[start:])
 
 
 def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int]] | None:
     """``(splitter, header names, indexes of secret columns)`` when ``line`` is a header."""
-    split = _splitter(line)
-    if split is None:
-        return None
-    names = [line[a:b].strip("*_` ") for a, b in split(line)]  # (Markdown emphasis, code)
-    if len(names) < 2 or not all(_HEADER_CELL.fullmatch(n) for n in names) \
-            or any(len(n.split()) > 4 for n in names):
-        return None
+    sql = _SQL_COLUMNS.match(line)
+    if sql:
+        split, names = _sep_cells("\t"), [n.strip().strip('"`[]') for n in sql.group(1).split(",")]
+    else:
+        found = _splitter(line)
+        if found is None:
+            return None
+        split, names = found, [line[a:b].strip("*_` ") for a, b in found(line)]  # (Markdown emphasis, code)
+        if len(names) < 2 or not all(_HEADER_CELL.fullmatch(n) for n in names) \
+                or any(len(n.split()) > 4 for n in names):
+            return None
     secret = [i for i, n in enumerate(names) if _secret_column(n)]
     return (split, names, secret) if secret else None
-
-
-def _pair_value(line: str, split: Callable[[str], list[Span]]) -> str:
-    a, b = _inner(line, *split(line)[1])
-    return line[a:b]
 
 
 def _redact_rows(lines: list[str], head: int) -> int:
     """Hide the secret cells of the rows under the header ``lines[head]``; the index after the
     last row."""
-    sql = _SQL_COLUMNS.match(lines[head])
-    if sql and sql.group(2):
-        found = _sql_header(lines[head])
-        if found:
-            lines[head] = _redact_values(lines[head], found[1], found[2], sql.end())
-        return head + 1
-    found = _sql_header(lines[head]) if sql else _header(lines[head])
+    found = _header(lines[head])
     if found is None:
         return head + 1
     split, names, secret = found
-    if len(names) == 2 and secret == [0] and hidden(_pair_value(lines[head], split), names[0]):
-        # `password | ...` of psql's expanded display, a two-column key/value listing: a row
-        a, b = _inner(lines[head], *split(lines[head])[1])
-        lines[head] = lines[head][:a] + PLACEHOLDER + lines[head][b:]
+    sql = _SQL_COLUMNS.match(lines[head])
+    if sql and sql.group(2):  # the VALUES of an INSERT: the secret columns of each `(...)` tuple
+        def values(t: re.Match[str]) -> str:
+            spans = _sep_cells(",")(t.group(1).replace("'", '"'))  # (SQL quotes strings with ')
+            if len(spans) != len(names):
+                return t.group(0)
+            return f"({_hide_cells(t.group(1), [(spans[c], names[c]) for c in secret])})"
+        lines[head] = lines[head][:sql.end()] + _TUPLE.sub(values, lines[head][sql.end():])
         return head + 1
+    if len(names) == 2 and secret == [0]:
+        # `password | ...` of psql's expanded display, a two-column key/value listing: a row
+        pair = _hide_cells(lines[head], [(split(lines[head])[1], names[0])])
+        if pair != lines[head]:
+            lines[head] = pair
+            return head + 1
     i = head + 1
     while i < len(lines) and i - head <= MAX_ROWS:
         line = lines[i]
@@ -199,11 +186,7 @@ def _redact_rows(lines: list[str], head: int) -> int:
             spans = spans[1:]  # a data frame's row index, a column without a header
         if len(spans) != len(names):
             break
-        for col in sorted(secret, reverse=True):  # right to left: earlier spans stay valid
-            a, b = _inner(line, *spans[col])
-            if a < b and hidden(line[a:b], names[col]):
-                line = line[:a] + PLACEHOLDER + line[b:]
-        lines[i] = line
+        lines[i] = _hide_cells(line, [(spans[c], names[c]) for c in secret])
         i += 1
     return i
 
@@ -227,11 +210,8 @@ def _redact_html(text: str) -> str:
             return m.group(0)
         if len(cells) != len(header):
             return m.group(0)
-        body = m.group(1)
-        for col in reversed(range(len(cells))):
-            c, value = cells[col], cells[col].group(3).strip()
-            if value and _secret_column(header[col]) and hidden(value, header[col]):
-                body = body[: c.start(3)] + PLACEHOLDER + body[c.end(3):]
+        body = _hide_cells(m.group(1), [(_strip(m.group(1), *c.span(3)), name)
+                                        for c, name in zip(cells, header, strict=True) if _secret_column(name)])
         return m.group(0)[: m.start(1) - m.start(0)] + body + m.group(0)[m.end(1) - m.start(0):]
     return _HTML_ROW.sub(row, text)
 
