@@ -1,32 +1,26 @@
-"""Secrets found by the structure of the document that holds them.
+"""Secrets found by the structure of the document or the code that holds them.
 
 ``redaction_shapes`` judges one ``name=value`` or ``name: value`` pair at a time. Config formats
-carry secrets in ways a single pair does not show:
+and code carry secrets in ways a single pair does not show. Most are read by the regexes of two
+sections of ``redaction_patterns.yaml``: ``structured-documents`` (name/value pairs in two
+fields, XML elements, INI/TOML/HCL/properties lines, argument vectors, dotted keys, call and
+index pairs, key/value tables) and ``credential-calls`` (arrow pairs, setters, PowerShell's
+``-AsPlainText``). Here are their judges, and what one regex does not read:
 
 - a Kubernetes ``Secret``: every value under its ``data``/``stringData`` is secret material,
   whatever its key (``STRIPE_WEBHOOK_SIGNING``, ``tls.key``, ``config.ini: |``) and however
   short; found in YAML by the sibling ``kind: Secret`` of the ``data:`` key, in JSON
   (``kubectl -o json``, a ``last-applied-configuration`` annotation) by parsing;
-- name/value pairs, where the name sits in one field and the value in another: k8s and ECS
-  ``env`` lists (``- name: DB_PASSWORD`` / ``value: ...``), ``{"Name": ..., "Value": ...}``,
-  XML ``<add key="..." value="..."/>``;
-- whole-line assignments of INI, TOML, HCL/terraform and Java properties, whose ``=`` is aligned
-  with spaces and whose names are dotted (``spring.datasource.password = ...``);
-- XML elements (``<password>...</password>``, ``<entry key="db.password">...</entry>``);
 - YAML block scalars (``token: |`` or ``>-``) whose value is on the following lines;
-- argument vectors (``["--api-token", "..."]``, YAML ``- --client-secret`` / ``- ...``),
-  dotted keys on command lines (``--set auth.rootPassword=...``, ``-Ddb.password=...``),
-  call and index pairs (``define('DB_PASSWORD', '...')``, ``os.environ["X"] = "..."``) and
-  key/value tables (``vault write`` output).
+- constructors and functions named for a credential, whose last string argument is the secret
+  (the first is often the user): ``HTTPBasicAuth("svc", "...")``, ``NetworkCredential(...)``,
+  ``SecretStr("...")``; and a secret-named keyword given a tuple (``auth=("svc", "...")``).
 
-Each value is judged as ``NAME=value`` is in ``redaction_shapes``: by the name when it says
-secret, by the value (random key material) whatever the name, never under an identifier or
-public name.
-
-Keys and document structure are kept; only values become ``[REDACTED]``. References and
-placeholders (``${VAR}``, ``{{ .Values.x }}``, ``<your-key>``) stay, as in every pass.
+Each value is judged as ``NAME=value`` is (``redaction_shapes.hidden``): by the name when it
+says secret, by the value (random key material) whatever the name, never under an identifier or
+public name. Keys and document structure are kept; only values become ``[REDACTED]``; references
+and placeholders (``${VAR}``, ``{{ .Values.x }}``, ``<your-key>``) stay, as in every pass.
 """
-
 from __future__ import annotations
 
 import json
@@ -44,6 +38,31 @@ from harness.security.redaction_shapes import (
     secret_name,
 )
 
+_LITERAL = re.compile(r"[ \t]*(['\"])((?:(?!\1)[^\n\\])*)\1[ \t]*(?:,|$)")
+"""One argument of a call or a tuple; the arguments are used only when they are all string literals."""
+
+
+def _sub_credential_call(m: re.Match[str]) -> str:
+    """The last literal of a call or tuple named for a credential (``HTTPBasicAuth(...)``,
+    ``auth=(...)``): a password in any shape a literal has (digits or symbols, as under any
+    secret name)."""
+    by_name = secret_name(m.group("callee").rsplit(".", 1)[-1])
+    if not by_name or by_name == "id":
+        return m.group(0)
+    args, at, last, count = m.group("args"), 0, None, 0
+    while at < len(args):
+        lit = _LITERAL.match(args, at)
+        if not lit:
+            return m.group(0)  # not all literals: code, judged elsewhere
+        last, at, count = lit, lit.end(), count + 1
+    if by_name == "weak" and count < 2:
+        return m.group(0)  # `key("x")`; but `auth=("svc", "...")` is a user and a password
+    if last is None or not literal(last.group(2)) or not hidden(last.group(2), "password"):
+        return m.group(0)
+    a = m.start("args") - m.start(0) + last.start(2)
+    return m.group(0)[:a] + PLACEHOLDER + m.group(0)[a + len(last.group(2)):]
+
+
 _SUBS = {
     **SUBS,
     "trimmed": hide_if(lambda v, n, m: hidden(v.strip(), n)),
@@ -51,6 +70,7 @@ _SUBS = {
     "named": hide_if(lambda v, n, m: secret_name(n) and hidden(v, n)),
     # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
     "call-pair": hide_if(lambda v, n, m: not re.fullmatch(r"[a-z_][a-z0-9_]*", v) and hidden(v, n)),
+    "credential-call": _sub_credential_call,
 }
 
 
@@ -216,3 +236,7 @@ def redact_structured(text: str) -> str:
         _redact_blocks(lines)
         text = "\n".join(lines)
     return run_passes("structured-documents", text, _SUBS)
+
+
+def redact_calls(text: str) -> str:
+    return run_passes("credential-calls", text, _SUBS)
