@@ -18,9 +18,13 @@ from functools import lru_cache
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
-from harness.security.redaction_positions import redact_positions
 from harness.security.redaction_records import redact_records
-from harness.security.redaction_shapes import PATTERN_FILE, PLACEHOLDER, redact_shapes
+from harness.security.redaction_shapes import (
+    PATTERN_FILE,
+    PLACEHOLDER,
+    redact_positions,
+    redact_shapes,
+)
 from harness.security.redaction_structured import redact_calls, redact_structured
 from harness.security.redaction_tables import redact_tables
 
