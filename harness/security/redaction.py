@@ -18,7 +18,6 @@ from functools import lru_cache
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
-from harness.security.redaction_records import redact_records
 from harness.security.redaction_shapes import (
     PATTERN_FILE,
     PLACEHOLDER,
@@ -26,7 +25,7 @@ from harness.security.redaction_shapes import (
     redact_shapes,
 )
 from harness.security.redaction_structured import redact_calls, redact_structured
-from harness.security.redaction_tables import redact_tables
+from harness.security.redaction_tables import redact_records, redact_tables
 
 
 def redact(text: str, extra_patterns: Sequence[str] = ()) -> str:
