@@ -1,31 +1,27 @@
 """Secrets recognised by name, shape and entropy, or by the position their syntax gives them.
 
-``redaction_patterns.yaml`` catches formats with a fixed prefix (``sk-``, ``ghp_``, PEM blocks).
-This module catches what has no fixed prefix, in the places secrets travel (the regexes are the
-``secret-shapes`` and ``syntax-positions`` sections of that file; the judgement every check
-shares is here: ``secret_name``, ``looks_random``, ``hidden``, ``run_passes``):
+Fixed-prefix formats (``sk-``, ``ghp_``, PEM blocks) are the ``secrets`` of
+``redaction_patterns.yaml``. This module finds what has no prefix, with the regexes of that
+file's ``secret-shapes`` and ``syntax-positions`` sections, and holds the judgement every check
+shares (``secret_name``, ``looks_random``, ``hidden``, ``run_passes``):
 
-- assignments (``NAME=value`` in ``env`` dumps, ``export``, ``.env``; ``name: value`` in YAML,
-  JSON and HTTP headers; ``--flag value``): redacted when the *name* has a secret word as one of
-  its parts (``RAILS_MASTER_KEY``, ``csrftoken``, ``X-Amz-Signature``) or, for ``NAME=value``,
-  when the *value* looks random (mixed letters and digits, high Shannon entropy) whatever the
-  name; hex strings and UUIDs count only with a secret name (alone they are commit SHAs, trace
-  ids and digests), and names made of identifier words (``id``, ``sha``, ``digest``) never;
-- URLs: query values under a secret name or random-looking (``access_token=``, ``sig=``,
-  ``key=``), a bare user part (``https://KEY@host``), random path segments (webhook URLs);
-- ``Authorization`` headers with any scheme (the scheme word is kept);
-- positions where no ``=`` or ``:`` names the credential: netrc, pgpass, the conventional short
-  password flags (``mysql -pSECRET``, ``sshpass -p SECRET``, ``redis-cli -a``, ``ldapsearch
-  -w``: on a line that connects as someone), ``user:password`` after ``-u``/``--user``,
-  single-dash long flags (``-storepass``, ``-passin pass:...``), Windows ``/p:``, any short flag
-  whose value reads like generated key material, query strings without a scheme, form bodies,
-  and a password word in prose followed by its value;
+- assignments (``NAME=value``; ``name: value`` in YAML, JSON and HTTP headers; ``--flag value``):
+  hidden when the *name* has a secret word as one of its parts (``RAILS_MASTER_KEY``,
+  ``csrftoken``, ``X-Amz-Signature``) or, whatever the name, when the *value* looks random
+  (mixed letters and digits, high Shannon entropy); hex strings and UUIDs only under a secret
+  name (alone they are commit SHAs, trace ids and digests), never under identifier words
+  (``id``, ``sha``, ``digest``);
+- URLs (query values, a bare user part ``https://KEY@host``, a password, random path segments
+  of webhook URLs) and ``Authorization`` headers of any scheme (the scheme word is kept);
+- positions where no ``=`` or ``:`` names the credential: netrc, pgpass, password flags
+  (``mysql -pSECRET``, ``redis-cli -a``: on a line that connects as someone), ``-u user:pw``,
+  ``-storepass``, ``/p:``, query strings without a scheme, form bodies, and a password word in
+  prose followed by its value;
 - vendor token shapes from the maintained ``detect-secrets`` package (Twilio, SendGrid, npm,
-  PyPI, Discord, Azure storage, ...): its detectors are kept up to date by its maintainers, a
-  list here would not be. Its generic high-entropy plugins are left out: they flag every quoted
-  commit SHA and lockfile hash.
+  ...): its maintainers keep its detectors up to date, a list here would not be. Its generic
+  high-entropy plugins are left out: they flag every quoted commit SHA and lockfile hash.
 
-Each value must still read as a literal: templates (``$PASSWORD``), placeholders (``*``,
+A value must still read as a literal: templates (``$PASSWORD``), placeholders (``*``,
 ``<pass>``) and numbers (ports, ``uid:gid``) stay.
 """
 from __future__ import annotations
@@ -43,13 +39,12 @@ PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
 
 _WORDS_PATH, _WORDS = read_rule_file("redaction_words.yaml")
-if not all(isinstance(_WORDS.get(k), list) for k in ("strong", "weak", "identifier", "about", "public",
-                                                      "keeps_secret")):
-    raise PatternFileError(f"{_WORDS_PATH}: expected lists under 'strong', 'weak', 'identifier', "
-                           "'about', 'public' and 'keeps_secret'")
 
 
 def _words(*lists: str) -> list[str]:
+    """The words of ``lists`` of ``redaction_words.yaml``, lower-cased."""
+    if not all(isinstance(_WORDS.get(k), list) for k in lists):
+        raise PatternFileError(f"{_WORDS_PATH}: expected lists under {', '.join(lists)}")
     return [str(w).lower() for k in lists for w in _WORDS[k]]
 
 

@@ -38,29 +38,15 @@ from harness.security.redaction_shapes import (
     secret_name,
 )
 
-_LITERAL = re.compile(r"[ \t]*(['\"])((?:(?!\1)[^\n\\])*)\1[ \t]*(?:,|$)")
-"""One argument of a call or a tuple; the arguments are used only when they are all string literals."""
 
-
-def _sub_credential_call(m: re.Match[str]) -> str:
+def _credential_call(value: str, callee: str, m: re.Match[str]) -> bool:
     """The last literal of a call or tuple named for a credential (``HTTPBasicAuth(...)``,
     ``auth=(...)``): a password in any shape a literal has (digits or symbols, as under any
-    secret name)."""
-    by_name = secret_name(m.group("callee").rsplit(".", 1)[-1])
-    if not by_name or by_name == "id":
-        return m.group(0)
-    args, at, last, count = m.group("args"), 0, None, 0
-    while at < len(args):
-        lit = _LITERAL.match(args, at)
-        if not lit:
-            return m.group(0)  # not all literals: code, judged elsewhere
-        last, at, count = lit, lit.end(), count + 1
-    if by_name == "weak" and count < 2:
-        return m.group(0)  # `key("x")`; but `auth=("svc", "...")` is a user and a password
-    if last is None or not literal(last.group(2)) or not hidden(last.group(2), "password"):
-        return m.group(0)
-    a = m.start("args") - m.start(0) + last.start(2)
-    return m.group(0)[:a] + PLACEHOLDER + m.group(0)[a + len(last.group(2)):]
+    secret name); under a weak name (``key("x")``) only after another argument, the user."""
+    by_name = secret_name(callee.rsplit(".", 1)[-1])
+    if not by_name or by_name == "id" or by_name == "weak" and not m.group("args"):
+        return False
+    return hidden(value, "password")
 
 
 _SUBS = {
@@ -70,7 +56,7 @@ _SUBS = {
     "named": hide_if(lambda v, n, m: secret_name(n) and hidden(v, n)),
     # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
     "call-pair": hide_if(lambda v, n, m: not re.fullmatch(r"[a-z_][a-z0-9_]*", v) and hidden(v, n)),
-    "credential-call": _sub_credential_call,
+    "credential-call": hide_if(_credential_call),
 }
 
 
