@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
@@ -23,8 +23,9 @@ from harness.security.redaction_shapes import (
     PLACEHOLDER,
     redact_positions,
     redact_shapes,
+    run_passes,
 )
-from harness.security.redaction_structured import redact_calls, redact_structured
+from harness.security.redaction_structured import redact_structured
 from harness.security.redaction_tables import redact_records, redact_tables
 
 
@@ -53,7 +54,7 @@ def _redact_uncached(text: str) -> str:
 
 
 _PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
-    ("table-columns", redact_tables), ("credential-calls", redact_calls),
+    ("table-columns", redact_tables), ("credential-calls", partial(run_passes, "credential-calls")),
     ("structured-documents", redact_structured), ("secret-shapes", redact_shapes),
     ("syntax-positions", redact_positions), ("data-records", redact_records),
 )

@@ -274,22 +274,13 @@ def hide_if(judge: Judge) -> Sub:
     return sub
 
 
-SUBS: dict[str, Sub] = {
-    "always": hide_if(lambda v, n, m: True),
-    "literal": hide_if(lambda v, n, m: literal(v)),
-    "hidden": hide_if(lambda v, n, m: hidden(v, n)),
-    "password": hide_if(lambda v, n, m: hidden(v, "password")),  # a literal password, digits too
-}
-"""The judges the passes of every check share; each module adds its own."""
-
-
-def run_passes(section: str, text: str, subs: dict[str, Sub]) -> str:
+def run_passes(section: str, text: str) -> str:
     """The regexes of ``section`` of ``redaction_patterns.yaml`` applied in order, each with the
-    sub its ``sub`` names, and only to a text that holds one of its ``triggers``."""
+    sub its ``sub`` names (``SUBS``), and only to a text that holds one of its ``triggers``."""
     lowered = text.lower()
     for p in load_patterns(PATTERN_FILE, section, "sub", 0):
         if not p.triggers or any(t in lowered for t in p.triggers):
-            text = p.regex.sub(subs[p.text], text)
+            text = p.regex.sub(SUBS[p.text], text)
     return text
 
 
@@ -366,7 +357,7 @@ def sub_query(m: re.Match[str]) -> str:
 
 
 def redact_shapes(text: str) -> str:
-    return redact_vendor_tokens(run_passes("secret-shapes", text, _SUBS))
+    return redact_vendor_tokens(run_passes("secret-shapes", text))
 
 
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
@@ -486,23 +477,6 @@ def _slash_option(value: str, name: str, m: re.Match[str]) -> bool:
     return bool(secret_name(name) or paired) and hidden(value, "password")
 
 
-_SUBS = {
-    **SUBS,
-    "url": _sub_url,
-    "colon": _sub_colon,
-    "env": _sub_env,
-    "flag": hide_if(_flag),
-    "netrc": lambda m: _NETRC_PAIR.sub(lambda p: hide(p, 1) if literal(p.group(1)) else p.group(0), m.group(0)),
-    "user-flag": _sub_user_flag,
-    "single-dash": hide_if(_single_dash),
-    "slash": hide_if(_slash_option),
-    "glued-p": hide_if(lambda v, n, m: hidden(v, "password") and re.search(r"[A-Za-z]", v)),
-    "short-flag": hide_if(_short_flag),
-    "query": lambda m: _QUERY.sub(sub_query, m.group(0)),
-    "form": lambda m: _QUERY.sub(sub_query, "&" + m.group(0))[1:],
-}
-
-
 # Prose and log messages: a password word, then the value (`logging in with password X`,
 # `Passwort ist X`, `password was set to X`). Only the strong words (not `key`, `token`), only
 # a value that reads as a made-up password (letters with digits or symbols).
@@ -529,4 +503,42 @@ def _redact_prose(text: str) -> str:
 
 
 def redact_positions(text: str) -> str:
-    return _redact_prose(run_passes("syntax-positions", text, _SUBS))
+    return _redact_prose(run_passes("syntax-positions", text))
+
+
+def _credential_call(value: str, callee: str, m: re.Match[str]) -> bool:
+    """The last literal of a call or tuple named for a credential (``HTTPBasicAuth(...)``,
+    ``auth=(...)``): a password in any shape a literal has (digits or symbols, as under any
+    secret name); under a weak name (``key("x")``) only after another argument, the user."""
+    by_name = secret_name(callee.rsplit(".", 1)[-1])
+    if not by_name or by_name == "id" or by_name == "weak" and not m.group("args"):
+        return False
+    return hidden(value, "password")
+
+
+SUBS: dict[str, Sub] = {
+    "always": hide_if(lambda v, n, m: True),
+    "literal": hide_if(lambda v, n, m: literal(v)),
+    "hidden": hide_if(lambda v, n, m: hidden(v, n)),
+    "password": hide_if(lambda v, n, m: hidden(v, "password")),  # a literal password, digits too
+    "trimmed": hide_if(lambda v, n, m: hidden(v.strip(), n)),
+    "leaf": hide_if(lambda v, n, m: hidden(v, n.rsplit(".", 1)[-1])),  # a dotted name's last part
+    "named": hide_if(lambda v, n, m: secret_name(n) and hidden(v, n)),
+    # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
+    "call-pair": hide_if(lambda v, n, m: not re.fullmatch(r"[a-z_][a-z0-9_]*", v) and hidden(v, n)),
+    "credential-call": hide_if(_credential_call),
+    "url": _sub_url,
+    "colon": _sub_colon,
+    "env": _sub_env,
+    "flag": hide_if(_flag),
+    "netrc": lambda m: _NETRC_PAIR.sub(lambda p: hide(p, 1) if literal(p.group(1)) else p.group(0), m.group(0)),
+    "user-flag": _sub_user_flag,
+    "single-dash": hide_if(_single_dash),
+    "slash": hide_if(_slash_option),
+    "glued-p": hide_if(lambda v, n, m: hidden(v, "password") and re.search(r"[A-Za-z]", v)),
+    "short-flag": hide_if(_short_flag),
+    "query": lambda m: _QUERY.sub(sub_query, m.group(0)),
+    "form": lambda m: _QUERY.sub(sub_query, "&" + m.group(0))[1:],
+}
+"""The subs the ``sub`` of each regex pass names (``run_passes``): most hide a value a judge
+accepts (``hide_if``)."""

@@ -5,22 +5,21 @@ and code carry secrets in ways a single pair does not show. Most are read by the
 sections of ``redaction_patterns.yaml``: ``structured-documents`` (name/value pairs in two
 fields, XML elements, INI/TOML/HCL/properties lines, argument vectors, dotted keys, call and
 index pairs, key/value tables) and ``credential-calls`` (arrow pairs, setters, PowerShell's
-``-AsPlainText``). Here are their judges, and what one regex does not read:
+``-AsPlainText``), with the judges of ``redaction_shapes.SUBS``. What one regex does not read
+is here:
 
 - a Kubernetes ``Secret``: every value under its ``data``/``stringData`` is secret material,
   whatever its key (``STRIPE_WEBHOOK_SIGNING``, ``tls.key``, ``config.ini: |``) and however
   short; found in YAML by the sibling ``kind: Secret`` of the ``data:`` key, in JSON
   (``kubectl -o json``, a ``last-applied-configuration`` annotation) by parsing;
-- YAML block scalars (``token: |`` or ``>-``) whose value is on the following lines;
-- constructors and functions named for a credential, whose last string argument is the secret
-  (the first is often the user): ``HTTPBasicAuth("svc", "...")``, ``NetworkCredential(...)``,
-  ``SecretStr("...")``; and a secret-named keyword given a tuple (``auth=("svc", "...")``).
+- YAML block scalars (``token: |`` or ``>-``) whose value is on the following lines.
 
 Each value is judged as ``NAME=value`` is (``redaction_shapes.hidden``): by the name when it
 says secret, by the value (random key material) whatever the name, never under an identifier or
 public name. Keys and document structure are kept; only values become ``[REDACTED]``; references
 and placeholders (``${VAR}``, ``{{ .Values.x }}``, ``<your-key>``) stay, as in every pass.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,36 +28,12 @@ from collections.abc import Iterator
 
 from harness.security.redaction_shapes import (
     PLACEHOLDER,
-    SUBS,
     _identifier,
     hidden,
-    hide_if,
     literal,
     run_passes,
     secret_name,
 )
-
-
-def _credential_call(value: str, callee: str, m: re.Match[str]) -> bool:
-    """The last literal of a call or tuple named for a credential (``HTTPBasicAuth(...)``,
-    ``auth=(...)``): a password in any shape a literal has (digits or symbols, as under any
-    secret name); under a weak name (``key("x")``) only after another argument, the user."""
-    by_name = secret_name(callee.rsplit(".", 1)[-1])
-    if not by_name or by_name == "id" or by_name == "weak" and not m.group("args"):
-        return False
-    return hidden(value, "password")
-
-
-_SUBS = {
-    **SUBS,
-    "trimmed": hide_if(lambda v, n, m: hidden(v.strip(), n)),
-    "leaf": hide_if(lambda v, n, m: hidden(v, n.rsplit(".", 1)[-1])),  # a dotted name's last part
-    "named": hide_if(lambda v, n, m: secret_name(n) and hidden(v, n)),
-    # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
-    "call-pair": hide_if(lambda v, n, m: not re.fullmatch(r"[a-z_][a-z0-9_]*", v) and hidden(v, n)),
-    "credential-call": hide_if(_credential_call),
-}
-
 
 # --- YAML block scalars under a secret name ----------------------------------------------------
 _BLOCK_HEAD = re.compile(r"^([ \t]*)(?:- )?([\"']?)([\w.-]+)\2:[ \t]*[|>][+-]?\d*[ \t]*$")
@@ -221,8 +196,4 @@ def redact_structured(text: str) -> str:
         _redact_k8s_yaml(lines)
         _redact_blocks(lines)
         text = "\n".join(lines)
-    return run_passes("structured-documents", text, _SUBS)
-
-
-def redact_calls(text: str) -> str:
-    return run_passes("credential-calls", text, _SUBS)
+    return run_passes("structured-documents", text)
