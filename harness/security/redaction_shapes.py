@@ -458,13 +458,9 @@ def _short_flag(value: str, letter: str, m: re.Match[str]) -> bool:
     return _classes(value) == 3 and looks_random(value, 16)
 
 
-def _sub_user_flag(m: re.Match[str]) -> str:
-    user, at = (m.group(2), 3) if m.group(1) else (m.group(4), 5)
-    secret = m.group(at) if m.group(1) else m.group(at).rstrip(").,;]}>")  # (prose around it)
-    if not literal(secret) or not literal(user) or re.fullmatch(r"\d+", secret) or len(secret) < 3:
-        return m.group(0)  # templates, uid:gid, `user:pw` in documentation
-    start = m.start(at) - m.start(0)
-    return m.group(0)[:start] + PLACEHOLDER + m.group(0)[start + len(secret):]
+def _user_pass(password: str, user: str, m: re.Match[str]) -> bool:
+    """``user:password`` of a user flag; templates, ``uid:gid``, ``user:pw`` of documentation stay."""
+    return literal(password) and literal(user) and not re.fullmatch(r"\d+", password) and len(password) >= 3
 
 
 def _single_dash(value: str, name: str, m: re.Match[str]) -> bool:
@@ -532,7 +528,7 @@ SUBS: dict[str, Sub] = {
     "env": _sub_env,
     "flag": hide_if(_flag),
     "netrc": lambda m: _NETRC_PAIR.sub(lambda p: hide(p, 1) if literal(p.group(1)) else p.group(0), m.group(0)),
-    "user-flag": _sub_user_flag,
+    "user-pass": hide_if(_user_pass),
     "single-dash": hide_if(_single_dash),
     "slash": hide_if(_slash_option),
     "glued-p": hide_if(lambda v, n, m: hidden(v, "password") and re.search(r"[A-Za-z]", v)),

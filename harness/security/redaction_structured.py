@@ -53,10 +53,13 @@ def _block_end(lines: list[str], head: int, indent: int) -> int:
     return end
 
 
-def _hide_block(lines: list[str], head: int, indent: int) -> int:
+def _hide_block(lines: list[str], head: int, indent: int, name: str | None = None) -> int:
+    """Hide the lines of the block under ``lines[head]`` that are literals or, under ``name``,
+    one token that is a secret under it; the index after the block."""
     end = _block_end(lines, head, indent)
     for i in range(head + 1, end):
-        if lines[i].strip() and literal(lines[i].strip()):
+        token = lines[i].strip()
+        if token and (literal(token) if name is None else " " not in token and hidden(token, name)):
             lines[i] = lines[i][: _indent(lines[i])] + PLACEHOLDER
     return end
 
@@ -69,10 +72,7 @@ def _redact_blocks(lines: list[str]) -> None:
         if m and secret_name(m.group(3)) is True:
             _hide_block(lines, i, _indent(line))
         elif m and not _identifier(m.group(3)):
-            for j in range(i + 1, _block_end(lines, i, _indent(line))):
-                token = lines[j].strip()
-                if token and " " not in token and hidden(token, m.group(3)):
-                    lines[j] = lines[j][: _indent(lines[j])] + PLACEHOLDER
+            _hide_block(lines, i, _indent(line), m.group(3))
 
 
 # --- Kubernetes Secret, YAML -------------------------------------------------------------------

@@ -351,12 +351,10 @@ def _redact_delimited(line: str) -> str:
     for sep in ("\t", "|", ",", ";"):
         cells = body.split(sep)
         if len(cells) >= 3 and all(c.strip() and " " not in c.strip() for c in cells):
-            hidden = _hidden_fields([c.strip().strip("'\"") for c in cells], None)
-            if hidden:
-                for i in hidden:
-                    cells[i] = cells[i].replace(cells[i].strip().strip("'\""), PLACEHOLDER)
-                return line[:start] + sep.join(cells)
-            return line
+            found = _hidden_fields([c.strip().strip("'\"") for c in cells], None)
+            for i in found:
+                cells[i] = cells[i].replace(cells[i].strip().strip("'\""), PLACEHOLDER)
+            return line[:start] + sep.join(cells) if found else line
     return line
 
 
