@@ -1,29 +1,23 @@
 """Secrets in tables and data rows: a header names the column, or no name is near the value.
 
-A CSV export, a TSV dump, a Markdown or ASCII table, ``psql``/``mysql``/``sqlite3`` output and
-``column -t`` or ``kubectl``-style aligned columns all carry a secret the same way: a header
-cell says ``password`` (in any language ``redaction_shapes.secret_name`` reads), and every cell
-below it in that column is the secret. No single line shows a ``name=value`` pair, so the other
-passes cannot see it.
+CSV and TSV exports, Markdown and ASCII tables, ``psql``/``mysql``/``sqlite3`` output and aligned
+columns (``column -t``, ``kubectl``) carry a secret the same way: a header cell says ``password``
+(in any language ``secret_name`` reads) and every cell below it is the secret; no line shows a
+``name=value`` pair. A header is a line of two or more short name-like cells, split the way its
+table is (``|`` or box-drawing bars, tabs, ``,`` or ``;`` with CSV quoting, runs of two or more
+spaces); rule lines (``+----+``, ``|---|``) are skipped; the table ends where a line no longer
+splits into as many cells. A column is secret when its header's *last* part names a secret
+(``password``, ``Passwort``; not ``password_changed_at``), and each cell is judged as a value
+under that name is everywhere else (``redaction_shapes.hidden``).
 
-A header is a line of two or more short name-like cells, split the way its table is (``|`` or
-box-drawing bars, tabs, ``,`` or ``;`` with CSV quoting, runs of two or more spaces); rule lines
-(``+----+``, ``|---|``, ``├──┼``) are skipped; the table ends where a line no longer splits
-into as many cells. A column is secret when its header's *last* part names a secret
-(``password``, ``api_secret``, ``Passwort``); ``password_changed_at`` or ``token_count`` are
-about a secret and stay. Each cell is judged as a value under that name is everywhere else
-(a literal, not ``<your-password>`` or ``$VAR``; a lone ``key``/``token`` header needs a
-random-looking value).
-
-Data rows whose column names are elsewhere or absent (``redact_records``): a seed file's
-``INSERT ... VALUES (3, 'billing-worker', 'staging', '9f2c...')`` printed by ``grep -n`` (the
-column list is on another line, or cut off), a fixture tuple, a JSON array record, a CSV/TSV/pipe
-row without its header. No name says "secret", so the value is judged by its shape (generated
-key material: a long hex string, or mixed letters and digits of high entropy) and by what sits
-next to it in the same record. A key sits beside the account it belongs to (a user or service
-name, an e-mail, a host); a digest sits beside what it digests (a file name or path, a version,
-a hash algorithm's name), and an id or a UUID is no key at all. Only records with an account
-next to the value and nothing that says "digest" are redacted.
+Data rows without their column names (``redact_records``): an ``INSERT ... VALUES (3,
+'billing-worker', 'staging', '9f2c...')`` printed by ``grep -n``, a fixture tuple, a JSON array
+record, a CSV/TSV/pipe row without its header. No name says "secret", so a value is judged by
+its shape (a long hex string, or random-looking key material) and by its neighbours in the
+record: a key sits beside the account it belongs to (a user or service name, an e-mail, a host),
+a digest beside what it digests (a path or file name, a version, an algorithm's name), and an id
+or a UUID is no key at all. Only values with an account beside them and nothing that says
+"digest" are redacted.
 """
 
 from __future__ import annotations
