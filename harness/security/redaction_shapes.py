@@ -37,6 +37,9 @@ from harness.security.patterns import PatternFileError, load_patterns, read_rule
 
 PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
+SHAPES = {p.id: p.regex for p in load_patterns(PATTERN_FILE, "value-shapes", "", 0)}
+"""The shapes of values, names and neighbours the judges read (``value-shapes``: e-mails, hosts,
+references, trivial values ...)."""
 
 _WORDS_PATH, _WORDS = read_rule_file("redaction_words.yaml")
 
@@ -58,12 +61,6 @@ _ID_WORDS = frozenset(_words("identifier"))
 _ABOUT_WORDS = frozenset(_words("about"))
 _PUBLIC_WORDS = frozenset(_words("public"))
 _KEEPS_SECRET = frozenset(_words("keeps_secret"))
-_DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
-_HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
-                          r"[0-9a-fA-F]{12})$")
-_TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|0x[0-9a-f]{1,16}|"
-                      r"#[0-9a-f]{3,8}|"  # a colour
-                      r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
 _QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
 _USERINFO = re.compile(r"(://)([^\s:/@]+)@")
 _USERPASS = re.compile(r"(://[^\s:/@]*:)([^\s/@]+)(@)")
@@ -122,9 +119,6 @@ def entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-_TOKEN_CHARS = re.compile(r"^[A-Za-z0-9+/=_.~!@#$%^&*-]+$")
-_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-"""``windll.kernel32.GetProcAddress``, ``self.Mark2Array``: a reference in code, not key material."""
 _CLASSES = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"))
 
 
@@ -182,10 +176,10 @@ def _encoded_text(value: str) -> bool:
 def looks_random(value: str, min_len: int = 16) -> bool:
     """A token that reads like generated key material: long, mixed classes, high entropy, and
     not a hex string, UUID or digest (those are identifiers unless a secret name says not)."""
-    if len(value) < min_len or not _TOKEN_CHARS.match(value) or _HEX_OR_UUID.match(value) \
-            or _DIGEST_PREFIX.match(value):
+    if len(value) < min_len or not SHAPES["token-chars"].match(value) or SHAPES["hex-or-uuid"].match(value) \
+            or SHAPES["digest-prefix"].match(value):
         return False
-    if value.startswith(("/", "./", "~", "-", "#")) or "://" in value or _DOTTED_NAME.fullmatch(value) \
+    if value.startswith(("/", "./", "~", "-", "#")) or "://" in value or SHAPES["dotted-name"].fullmatch(value) \
             or _wordy(value) or _slug(value) or _sequential(value):
         return False
     classes = _classes(value)
@@ -199,7 +193,7 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     ``TokenUsage``), no template (``$TOKEN``), and a digit or a symbol or randomness (so that
     ``SCENARIO_KEY = "looplab:scenario"`` and ``key: make it`` stay)."""
     v = value.strip()
-    if len(v) < 6 or _TRIVIAL.match(v) or PLACEHOLDER[:-1] in v or _DIGEST_PREFIX.match(v):
+    if len(v) < 6 or SHAPES["trivial"].match(v) or PLACEHOLDER[:-1] in v or SHAPES["digest-prefix"].match(v):
         return False
     if not by_name or by_name == "env":  # (base64 of text under a secret name: `user:pass`)
         return looks_random(v) and not _encoded_text(v) or by_name == "env" and \
@@ -207,14 +201,13 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     if by_name == "weak":
         return looks_random(v, 12)
     if by_name == "id":
-        return looks_random(v, 12) or bool(len(v) >= 16 and _HEX_OR_UUID.match(v))
+        return looks_random(v, 12) or bool(len(v) >= 16 and SHAPES["hex-or-uuid"].match(v))
     if re.search(r"\s|[{}()<>\[\]`]|\$[{(]|^\$", v) or v.startswith(("/", "./", "~/")) \
             or "://" in v or re.fullmatch(r"[A-Za-z_.-]+(?:/[A-Za-z_.-]+)+", v):
         return False  # (the last: words joined by `/`, a path or a resource name)
     return bool(re.search(r"\d|[!@#%^&*+/=]", v)) or looks_random(v, 12)
 
 
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def judged_name(name: str) -> bool | str:
@@ -223,7 +216,7 @@ def judged_name(name: str) -> bool | str:
     under it are a key (commit SHAs and digests live under ``*_SHA``, ``*_COMMIT``,
     ``*_DIGEST``, ``*_VERSION``, which stay)."""
     by_name = secret_name(name)
-    if by_name or not _ENV_NAME.fullmatch(name) or _identifier(name):
+    if by_name or not SHAPES["env-name"].fullmatch(name) or _identifier(name):
         return by_name
     return "env"
 
@@ -238,9 +231,6 @@ def hidden(value: str, name: str) -> bool:
     return literal(value) and _worth_hiding(value, by_name)
 
 
-_REFERENCE = re.compile(r"^(?:\$|\{\{?\s*[\w.]+\s*\}|<[^>]*>|%\w+%|\*+$|\[REDACTED)")
-"""A reference or placeholder, not a value: ``$PASSWORD``, ``${X}``, ``$(cmd)``, ``{secret}``,
-``{{ password }}``, ``<password>``, ``%PASS%``, ``***``."""
 
 
 def literal(value: str) -> bool:
@@ -249,7 +239,7 @@ def literal(value: str) -> bool:
     v = value.strip("'\"`")
     if re.fullmatch(r"[A-Za-z_]+", v) and secret_name(v):
         return False
-    return bool(v) and not _REFERENCE.match(v)
+    return bool(v) and not SHAPES["reference"].match(v)
 
 
 # --- the regex passes of redaction_patterns.yaml -----------------------------------------------
@@ -323,7 +313,7 @@ def _flag(value: str, name: str, m: re.Match[str]) -> bool:
 def _sub_url(m: re.Match[str]) -> str:
     url = _USERPASS.sub(_sub_userpass, m.group(0))
     url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
-                        or _HEX_OR_UUID.match(u.group(2)) and len(u.group(2)) >= 16
+                        or SHAPES["hex-or-uuid"].match(u.group(2)) and len(u.group(2)) >= 16
                         else u.group(2)) + "@", url)
     url = _QUERY.sub(sub_query, url)
     head, sep, rest = url.partition("://")
@@ -335,7 +325,7 @@ def _sub_url(m: re.Match[str]) -> str:
 def _sub_userpass(u: re.Match[str]) -> str:
     """Any literal password (digits too); a template, a placeholder or ``x`` stays."""
     password = u.group(2)
-    if not literal(password) or _TRIVIAL.match(password) and not password.isdigit():
+    if not literal(password) or SHAPES["trivial"].match(password) and not password.isdigit():
         return u.group(0)
     return u.group(1) + PLACEHOLDER + u.group(3)
 
@@ -419,12 +409,6 @@ filters of sequences, UUIDs and templates."""
 
 # --- syntax positions -------------------------------------------------------------------------
 _NETRC_PAIR = re.compile(r"\bpassword[ \t]+(\S+)")
-_CONNECTS = re.compile(r"(?<![\w-])(?:-[uUlhD][ \t]*[^\s-]|--(?:user(?:name)?|login|host)\b)"
-                       r"|\w@[\w-]+(?:\.[\w-]+)*(?=[\s:]|$)|://|\b(?:login|auth)\b", re.IGNORECASE)
-"""A command that connects somewhere as someone: a user or host flag, ``user@host``, a URL,
-``login``/``auth`` (``docker login -u ci -p ...``, ``redis-cli -h cache -a ...``, ``sshpass -p
-... ssh deploy@host``, ``ldapsearch -D ... -w ...``). On such a line the conventional password
-flags' values are passwords even when they read as words and digits."""
 _PASSWORD_LETTERS = "pawP"
 
 
@@ -446,12 +430,12 @@ def _password_like(value: str) -> bool:
 def _short_flag(value: str, letter: str, m: re.Match[str]) -> bool:
     """``-p VALUE`` is a password when it reads like one (``ssh -p 2222``, ``mysql -p db``,
     ``mkdir -p dir`` stay), and ``-p``/``-a``/``-w`` on a command that connects as someone
-    (``_CONNECTS``) when it reads like a human-made password; any other short flag only when
+    (``SHAPES["connects"]``) when it reads like a human-made password; any other short flag only when
     its value is random in all three character classes (a ULID or a pod name after ``-r`` or
     ``-n`` is an identifier)."""
     if not literal(value) or "=" in value:
         return False  # (`-d 'a=1&b=2'`: a form body, whose pairs are judged one by one)
-    if letter in _PASSWORD_LETTERS and _password_like(value) and _CONNECTS.search(_line_of(m)):
+    if letter in _PASSWORD_LETTERS and _password_like(value) and SHAPES["connects"].search(_line_of(m)):
         return True
     if letter == "p":
         return _worth_hiding(value, "weak")

@@ -30,6 +30,7 @@ from harness.security.redaction_shapes import (
     _JOINED_WORDS,
     _SECRET_WORDS,
     PLACEHOLDER,
+    SHAPES,
     _parts,
     hidden,
     looks_random,
@@ -250,27 +251,10 @@ def redact_tables(text: str) -> str:
 
 
 # --- data rows without a header ---------------------------------------------------------------
-_CANDIDATE = re.compile(r"(?<![\w+/=-])(?:[0-9a-fA-F]{32,128}|[A-Za-z0-9+/_=.~!#$%^&*-]{16,})"
-                        r"(?![\w+/=-])")
-"""A quick filter: lines without a 16+ character token are never split into records."""
-_GREP_PREFIX = re.compile(r"^(?:[^\s:]+:)?\d+[:-]")
-"""``file:12:`` / ``12:`` / ``12-`` of ``grep -n`` (context lines use ``-``)."""
 _BRACKETED = re.compile(r"[(\[]((?:[^()\[\]'\"]|'(?:[^'\\\n]|''|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")+)[)\]]")
 _FIELD = re.compile(r"\s*('(?:[^'\\]|''|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^,]*?)\s*(?:,|$)")
 _COLUMNS = re.compile(r"\(([^()'\"]+)\)\s*VALUES\b", re.IGNORECASE)
 
-_EMAIL = re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
-_IP = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?")
-_HOST = re.compile(r"[A-Za-z0-9][\w-]*(?:\.[A-Za-z0-9][\w-]*)+(?::\d{1,5})?")
-_ACCOUNT = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
-_VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.]\w+)*")
-_FILE_EXT = re.compile(r"\.(?:[a-z0-9]{1,5})(?:\.(?:gz|bz2|xz|zst))?$", re.IGNORECASE)
-_HOST_END = re.compile(r"\.(?:com|net|org|io|dev|app|cloud|internal|local|lan|corp|"
-                       r"example|invalid|test|localhost|svc|cluster)(?::\d+)?$", re.IGNORECASE)
-"""How a host name ends (a common top-level domain, a private zone); anything else with a
-short last part after a dot (``report.pdf``, ``main.py``: two-letter endings are as often file
-types as countries) is read as a file name."""
-_HEX = re.compile(r"[0-9a-fA-F]{32,128}")
 
 
 def _unquote(field: str) -> str:
@@ -282,26 +266,26 @@ def _unquote(field: str) -> str:
 def _secret_shape(value: str) -> bool:
     """Generated key material: a long hex string (alone a digest; the record decides) or a
     random-looking token (``looks_random``: mixed classes, high entropy, not a word or slug)."""
-    return bool(_HEX.fullmatch(value)) or looks_random(value)
+    return bool(SHAPES["hex"].fullmatch(value)) or looks_random(value)
 
 
 def _account(value: str) -> bool:
     """An e-mail, a host, or a user/service name next to the value: whose key it is."""
-    if _EMAIL.fullmatch(value) or _IP.fullmatch(value):
+    if SHAPES["email"].fullmatch(value) or SHAPES["ip"].fullmatch(value):
         return True
-    if _HOST.fullmatch(value):
-        return bool(_HOST_END.search(value))
-    return 3 <= len(value) <= 40 and bool(_ACCOUNT.fullmatch(value)) and value not in _ID_WORDS
+    if SHAPES["host"].fullmatch(value):
+        return bool(SHAPES["host-end"].search(value))
+    return 3 <= len(value) <= 40 and bool(SHAPES["account"].fullmatch(value)) and value not in _ID_WORDS
 
 
 def _digest_context(value: str) -> bool:
     """A neighbour that makes a hex string a digest or a commit: a path, a file name, a version,
     an algorithm's or an identifier word (``sha256``, ``md5``, ``commit``)."""
-    if _IP.fullmatch(value):  # (an address, not a version: 10.0.4.12)
+    if SHAPES["ip"].fullmatch(value):  # (an address, not a version: 10.0.4.12)
         return False
-    if "/" in value or "\\" in value or _VERSION.fullmatch(value):
+    if "/" in value or "\\" in value or SHAPES["version"].fullmatch(value):
         return True
-    if _FILE_EXT.search(value) and not _EMAIL.fullmatch(value) and not _HOST_END.search(value):
+    if SHAPES["file-ext"].search(value) and not SHAPES["email"].fullmatch(value) and not SHAPES["host-end"].search(value):
         return True
     return bool(set(_parts(value)) & _ID_WORDS) or bool(re.fullmatch(r"(?i)(?:sha|md|blake)\d*\w*", value))
 
@@ -339,7 +323,7 @@ def _sub_bracketed(names: list[str] | None) -> Callable[[re.Match[str]], str]:
 
 def _redact_delimited(line: str) -> str:
     """A CSV, TSV or pipe row without its header (``17,mailer,smtp.example.net,587,KEY``)."""
-    prefix = _GREP_PREFIX.match(line)
+    prefix = SHAPES["grep-prefix"].match(line)
     start = prefix.end() if prefix else 0
     body = line[start:]
     for sep in ("\t", "|", ",", ";"):
@@ -362,10 +346,10 @@ def _redact_line(line: str) -> str:
 
 
 def redact_records(text: str) -> str:
-    if not _CANDIDATE.search(text):
+    if not SHAPES["record-token"].search(text):
         return text
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if len(line) <= 4000 and _CANDIDATE.search(line):
+        if len(line) <= 4000 and SHAPES["record-token"].search(line):
             lines[i] = _redact_line(line)
     return "\n".join(lines)
