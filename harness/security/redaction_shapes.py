@@ -61,11 +61,6 @@ _ID_WORDS = frozenset(_words("identifier"))
 _ABOUT_WORDS = frozenset(_words("about"))
 _PUBLIC_WORDS = frozenset(_words("public"))
 _KEEPS_SECRET = frozenset(_words("keeps_secret"))
-_QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
-_USERINFO = re.compile(r"(://)([^\s:/@]+)@")
-_USERPASS = re.compile(r"(://[^\s:/@]*:)([^\s/@]+)(@)")
-"""``scheme://user:password@host``, the user possibly empty (``redis://:password@cache``): the
-password position holds a credential whatever its shape."""
 
 
 def trie_pattern(words: set[str]) -> str:
@@ -127,7 +122,6 @@ def _classes(value: str) -> int:
     return sum(bool(rx.search(value)) for rx in _CLASSES)
 
 
-_WORD_RUN = re.compile(r"[A-Z][a-z]{2,}|(?<=\d)[a-z]{3,}")
 
 
 def _wordy(value: str) -> bool:
@@ -135,11 +129,10 @@ def _wordy(value: str) -> bool:
     ``V1alpha3DeviceTaintRule``): a CamelCase name in code. In generated key material a capital
     followed by two or more lower-case letters is rare: 1% of random 16-character and 0.03% of
     40-character tokens read so (and those are still caught under a secret name)."""
-    runs = _WORD_RUN.findall(value)
+    runs = SHAPES["word-run"].findall(value)
     return len(runs) >= 2 and sum(len(r) for r in runs) >= 0.75 * len(value)
 
 
-_SLUG_PART = re.compile(r"[A-Za-z]+|\d+|[A-Za-z]\d{1,2}")
 
 
 def _slug(value: str) -> bool:
@@ -147,7 +140,7 @@ def _slug(value: str) -> bool:
     ``runwayml/stable-diffusion-v1-5``, ``GraphemeBreakProperty-18.0.0.txt``): a name, a path or
     a file. Generated tokens mix letters and digits inside each piece."""
     parts = [p for p in re.split(r"[-_/.:#+]", value) if p]
-    if len(parts) >= 3 and all(_SLUG_PART.fullmatch(p) for p in parts):
+    if len(parts) >= 3 and all(SHAPES["slug-part"].fullmatch(p) for p in parts):
         return True
     words = sum(len(p) for p in parts if re.fullmatch(r"[A-Za-z]{3,}", p))
     return len(parts) >= 2 and words >= 0.6 * len(value)  # SECRET-TRAVERSAL-5b1e, api-v2-x7k
@@ -311,23 +304,19 @@ def _flag(value: str, name: str, m: re.Match[str]) -> bool:
 
 
 def _sub_url(m: re.Match[str]) -> str:
-    url = _USERPASS.sub(_sub_userpass, m.group(0))
-    url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
-                        or SHAPES["hex-or-uuid"].match(u.group(2)) and len(u.group(2)) >= 16
-                        else u.group(2)) + "@", url)
-    url = _QUERY.sub(sub_query, url)
+    url = SHAPES["url-password"].sub(_URL_PASSWORD, m.group(0))
+    url = SHAPES["url-user"].sub(_URL_USER, url)
+    url = SHAPES["query-pair"].sub(sub_query, url)
     head, sep, rest = url.partition("://")
     cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
     path = "/".join(PLACEHOLDER if _random_segment(seg) else seg for seg in rest[:cut].split("/"))
     return head + sep + path + rest[cut:]
 
 
-def _sub_userpass(u: re.Match[str]) -> str:
-    """Any literal password (digits too); a template, a placeholder or ``x`` stays."""
-    password = u.group(2)
-    if not literal(password) or SHAPES["trivial"].match(password) and not password.isdigit():
-        return u.group(0)
-    return u.group(1) + PLACEHOLDER + u.group(3)
+_URL_PASSWORD = hide_if(lambda v, n, m: literal(v) and not (SHAPES["trivial"].match(v) and not v.isdigit()))
+"""Any literal password (digits too); a template, a placeholder or ``x`` stays."""
+_URL_USER = hide_if(lambda v, n, m: looks_random(v) or bool(SHAPES["hex-or-uuid"].match(v)) and len(v) >= 16)
+"""A user part that is a key (random, or 16 hex digits or more)."""
 
 
 def _random_segment(seg: str) -> bool:
@@ -336,7 +325,7 @@ def _random_segment(seg: str) -> bool:
 
 
 def sub_query(m: re.Match[str]) -> str:
-    """A query pair (``_QUERY``) whose value is secret by its name or random-looking."""
+    """A query pair (``query-pair``) whose value is secret by its name or random-looking."""
     name, value = m.group(2), m.group(3)
     by_name = secret_name(name)
     if not by_name and _identifier(name):
@@ -350,14 +339,12 @@ def redact_shapes(text: str) -> str:
     return redact_vendor_tokens(run_passes("secret-shapes", text))
 
 
-_LONG_TOKEN = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
-_HEX32 = re.compile(r"[0-9a-f]{32,}")
 
 
 def _candidate(line: str) -> bool:
     """A long token with upper and lower case and digits, or 32+ hex digits: every vendor
     shape has one; code and prose rarely do (so most lines never reach detect-secrets)."""
-    return any(_HEX32.search(m.group(0)) or _classes(m.group(0)) == 3 for m in _LONG_TOKEN.finditer(line))
+    return any(SHAPES["hex32"].search(m.group(0)) or _classes(m.group(0)) == 3 for m in SHAPES["long-token"].finditer(line))
 
 
 MAX_SCANNED_LINE = 2000
@@ -378,13 +365,8 @@ def redact_vendor_tokens(text: str) -> str:
 
 def _replace_token(line: str, secret: str) -> str:
     """Replace ``secret`` and the rest of the token it starts (some detectors report a prefix)."""
-    start = line.find(secret)
-    if start < 0:
-        return line
-    end = start + len(secret)
-    while end < len(line) and re.match(r"[\w.+/=-]", line[end]):
-        end += 1
-    return line if end - start < 8 else line[:start] + PLACEHOLDER + line[end:]
+    m = re.compile(re.escape(secret) + r"[\w.+/=-]*").search(line)
+    return line if not m or m.end() - m.start() < 8 else line[:m.start()] + PLACEHOLDER + line[m.end():]
 
 
 @lru_cache(maxsize=4096)
@@ -408,7 +390,6 @@ filters of sequences, UUIDs and templates."""
 
 
 # --- syntax positions -------------------------------------------------------------------------
-_NETRC_PAIR = re.compile(r"\bpassword[ \t]+(\S+)")
 _PASSWORD_LETTERS = "pawP"
 
 
@@ -462,8 +443,6 @@ def _slash_option(value: str, name: str, m: re.Match[str]) -> bool:
 # a value that reads as a made-up password (letters with digits or symbols).
 _STRONG = re.compile(r"(?<![\w-])(?:" + trie_pattern(set(_SECRET_WORDS) - set(_WEAK_WORDS)) + r")"
                      r"(?=[ \t])", re.IGNORECASE)
-_AFTER_WORD = re.compile(r"[ \t]+(?:(?:is|was|ist|est|es|set to|of)[ \t]+)?(['\"]?)"
-                         r"([^\s'\"]{6,}?)\1(?=[\s,;)]|\.?$|\.\s)")
 
 
 def _redact_prose(text: str) -> str:
@@ -473,7 +452,7 @@ def _redact_prose(text: str) -> str:
     for w in _STRONG.finditer(text):
         if w.start() < done:
             continue
-        m = _AFTER_WORD.match(text, w.end())
+        m = SHAPES["after-password-word"].match(text, w.end())
         if not m or not literal(m.group(2)) or not _password_like(m.group(2)) \
                 or secret_name(m.group(2).strip(".,")):
             continue
@@ -511,14 +490,14 @@ SUBS: dict[str, Sub] = {
     "colon": _sub_colon,
     "env": _sub_env,
     "flag": hide_if(_flag),
-    "netrc": lambda m: _NETRC_PAIR.sub(lambda p: hide(p, 1) if literal(p.group(1)) else p.group(0), m.group(0)),
+    "netrc": lambda m: SHAPES["netrc-password"].sub(SUBS["literal"], m.group(0)),
     "user-pass": hide_if(_user_pass),
     "single-dash": hide_if(_single_dash),
     "slash": hide_if(_slash_option),
     "glued-p": hide_if(lambda v, n, m: hidden(v, "password") and re.search(r"[A-Za-z]", v)),
     "short-flag": hide_if(_short_flag),
-    "query": lambda m: _QUERY.sub(sub_query, m.group(0)),
-    "form": lambda m: _QUERY.sub(sub_query, "&" + m.group(0))[1:],
+    "query": lambda m: SHAPES["query-pair"].sub(sub_query, m.group(0)),
+    "form": lambda m: SHAPES["query-pair"].sub(sub_query, "&" + m.group(0))[1:],
 }
 """The subs the ``sub`` of each regex pass names (``run_passes``): most hide a value a judge
 accepts (``hide_if``)."""

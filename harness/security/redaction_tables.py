@@ -136,16 +136,12 @@ def _hide_cells(line: str, cells: list[tuple[Span, str]]) -> str:
     return line
 
 
-_SQL_COLUMNS = re.compile(r"(?i)^\s*(?:INSERT\s+INTO|COPY)\s+[\w.\"`\[\]]+\s*\(([^()]+)\)\s*(VALUES\s*)?")
-"""``INSERT INTO t (a, b) VALUES (...)`` and pg_dump's ``COPY t (a, b) FROM stdin;``: the column
-list is the header of the values after it (on the same line, or the tab-separated lines
-below)."""
 _TUPLE = re.compile(r"\(((?:[^()'\"]|'(?:[^'\\]|''|\\.)*'|\"(?:[^\"\\]|\\.)*\")*)\)")
 
 
 def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int]] | None:
     """``(splitter, header names, indexes of secret columns)`` when ``line`` is a header."""
-    sql = _SQL_COLUMNS.match(line)
+    sql = SHAPES["sql-columns"].match(line)
     if sql:
         split, names = _sep_cells("\t"), [n.strip().strip('"`[]') for n in sql.group(1).split(",")]
     else:
@@ -167,7 +163,7 @@ def _redact_rows(lines: list[str], head: int) -> int:
     if found is None:
         return head + 1
     split, names, secret = found
-    sql = _SQL_COLUMNS.match(lines[head])
+    sql = SHAPES["sql-columns"].match(lines[head])
     if sql and sql.group(2):  # the VALUES of an INSERT: the secret columns of each `(...)` tuple
         def values(t: re.Match[str]) -> str:
             spans = _sep_cells(",")(t.group(1).replace("'", '"'))  # (SQL quotes strings with ')
