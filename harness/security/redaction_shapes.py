@@ -37,9 +37,9 @@ from harness.security.patterns import PatternFileError, load_patterns, read_rule
 
 PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
-SHAPES = {p.id: p.regex for p in load_patterns(PATTERN_FILE, "value-shapes", "", 0)}
-"""The shapes of values, names and neighbours the judges read (``value-shapes``: e-mails, hosts,
-references, trivial values ...)."""
+SHAPES = {p.id: p.regex for p in load_patterns(PATTERN_FILE, "shapes", "", 0)}
+"""The shapes of values, names, neighbours and documents the checks read (``shapes``: trivial
+values, references, e-mails, hosts, a Kubernetes Secret's keys, table rules ...)."""
 
 _WORDS_PATH, _WORDS = read_rule_file("redaction_words.yaml")
 

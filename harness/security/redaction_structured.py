@@ -28,6 +28,8 @@ from collections.abc import Iterator
 
 from harness.security.redaction_shapes import (
     PLACEHOLDER,
+    SHAPES,
+    SUBS,
     _identifier,
     hidden,
     literal,
@@ -35,10 +37,8 @@ from harness.security.redaction_shapes import (
     secret_name,
 )
 
+
 # --- YAML block scalars under a secret name ----------------------------------------------------
-_BLOCK_HEAD = re.compile(r"^([ \t]*)(?:- )?([\"']?)([\w.-]+)\2:[ \t]*[|>][+-]?\d*[ \t]*$")
-
-
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
@@ -68,7 +68,7 @@ def _redact_blocks(lines: list[str]) -> None:
     """The block under a secret name goes whole; under any other name, each line that is one
     token of key material (``license: |`` then a key), as a ``name: value`` on one line would."""
     for i, line in enumerate(lines):
-        m = _BLOCK_HEAD.match(line)
+        m = SHAPES["yaml-block-head"].match(line)
         if m and secret_name(m.group(3)) is True:
             _hide_block(lines, i, _indent(line))
         elif m and not _identifier(m.group(3)):
@@ -76,12 +76,6 @@ def _redact_blocks(lines: list[str]) -> None:
 
 
 # --- Kubernetes Secret, YAML -------------------------------------------------------------------
-_DATA_KEY = re.compile(r"^([ \t]*)(- )?(?:data|stringData):[ \t]*(\{.*\})?[ \t]*$")
-_KIND_SECRET = re.compile(r"^[ \t]*(?:- )?kind:[ \t]*([\"']?)Secret\1[ \t]*$")
-_CHILD = re.compile(r"^([ \t]*)([\"']?)([^\s:\"'][^:\"']*)\2:[ \t]*(.*)$")
-_FLOW_VALUE = re.compile(r"(:[ \t]*)([^,{}\s][^,{}]*?)(?=[ \t]*[,}])")
-
-
 def _siblings(lines: list[str], at: int, col: int) -> Iterator[str]:
     """The lines of the mapping that holds the key at ``lines[at]`` (content at column ``col``):
     same column, up to a shallower line, a ``---`` or the ``- `` that starts its list item."""
@@ -102,16 +96,14 @@ def _siblings(lines: list[str], at: int, col: int) -> Iterator[str]:
 
 def _redact_k8s_yaml(lines: list[str]) -> None:
     for i, line in enumerate(lines):
-        m = _DATA_KEY.match(line)
+        m = SHAPES["k8s-data-key"].match(line)
         if not m:
             continue
         col = len(m.group(1)) + len(m.group(2) or "")
-        if not any(_KIND_SECRET.match(s) for s in _siblings(lines, i, col)):
+        if not any(SHAPES["k8s-kind-secret"].match(s) for s in _siblings(lines, i, col)):
             continue
         if m.group(3):  # data: {a: b, c: d}
-            lines[i] = line[: m.start(3)] + _FLOW_VALUE.sub(
-                lambda v: v.group(1) + (PLACEHOLDER if literal(v.group(2)) else v.group(2)),
-                m.group(3))
+            lines[i] = line[: m.start(3)] + SHAPES["yaml-flow-value"].sub(SUBS["literal"], m.group(3))
             continue
         _redact_secret_values(lines, i, col)
 
@@ -119,7 +111,7 @@ def _redact_k8s_yaml(lines: list[str]) -> None:
 def _redact_secret_values(lines: list[str], head: int, col: int) -> None:
     end, i = _block_end(lines, head, col), head + 1
     while i < end:
-        child = _CHILD.match(lines[i])
+        child = SHAPES["yaml-child"].match(lines[i])
         if not child:
             i += 1
             continue
@@ -134,9 +126,6 @@ def _redact_secret_values(lines: list[str], head: int, col: int) -> None:
 
 
 # --- Kubernetes Secret, JSON -------------------------------------------------------------------
-_JSON_START = re.compile(r"(?m)^[ \t]*[{\[]")
-
-
 def _k8s_json_values(text: str) -> set[str]:
     """The JSON-encoded data values of every Secret object in the JSON documents of ``text``."""
     if '"Secret"' not in text and '\\"Secret\\"' not in text:
@@ -144,7 +133,7 @@ def _k8s_json_values(text: str) -> set[str]:
     found: set[str] = set()
     decoder = json.JSONDecoder()
     done = 0
-    for tries, m in enumerate(_JSON_START.finditer(text)):
+    for tries, m in enumerate(SHAPES["json-start"].finditer(text)):
         if m.end() <= done:
             continue  # inside a document already read
         if tries > MAX_JSON_STARTS:

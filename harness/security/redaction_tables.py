@@ -41,8 +41,6 @@ from harness.security.redaction_shapes import (
 Span = tuple[int, int]
 
 _BARS = "|│┃║"
-_RULE = re.compile(r"[\s\-+=|:─━┼┬┴├┤┌┐└┘│┃╞╪╡╔╗╚╝═║╠╣╦╩╬╇╋┏┓┗┛┠┨┯┷]*")
-_HEADER_CELL = re.compile(r"[^\W\d][\w .#/()-]{0,39}")
 _TRIGGER = re.compile(trie_pattern(set(_SECRET_WORDS) | set(_JOINED_WORDS)))
 """A header names a secret, so it holds one of the secret words: lines without one are never
 tried as headers. Searched once in the lower-cased text."""
@@ -149,7 +147,7 @@ def _header(line: str) -> tuple[Callable[[str], list[Span]], list[str], list[int
         if found is None:
             return None
         split, names = found, [line[a:b].strip("*_` ") for a, b in found(line)]  # (Markdown emphasis, code)
-        if len(names) < 2 or not all(_HEADER_CELL.fullmatch(n) for n in names) \
+        if len(names) < 2 or not all(SHAPES["header-cell"].fullmatch(n) for n in names) \
                 or any(len(n.split()) > 4 for n in names):
             return None
     secret = [i for i, n in enumerate(names) if _secret_column(n)]
@@ -181,7 +179,7 @@ def _redact_rows(lines: list[str], head: int) -> int:
     i = head + 1
     while i < len(lines) and i - head <= MAX_ROWS:
         line = lines[i]
-        if line.strip() and _RULE.fullmatch(line):
+        if line.strip() and SHAPES["table-rule"].fullmatch(line):
             i += 1
             continue
         spans = split(line) if line.strip() else []
@@ -194,8 +192,6 @@ def _redact_rows(lines: list[str], head: int) -> int:
     return i
 
 
-_HTML_ROW = re.compile(r"(?is)<tr\b[^>]*>(.{0,4000}?)</tr>|</table>")
-_HTML_CELL = re.compile(r"(?is)(<t([hd])\b[^>]*>)(.{0,1000}?)(</t\2>)")
 
 
 def _redact_html(text: str) -> str:
@@ -207,7 +203,7 @@ def _redact_html(text: str) -> str:
         if m.group(1) is None:  # </table>
             header = []
             return m.group(0)
-        cells = list(_HTML_CELL.finditer(m.group(1)))
+        cells = list(SHAPES["html-cell"].finditer(m.group(1)))
         if cells and all(c.group(2).lower() == "h" for c in cells):
             header = [re.sub(r"<[^>]*>", "", c.group(3)).strip() for c in cells]
             return m.group(0)
@@ -216,7 +212,7 @@ def _redact_html(text: str) -> str:
         body = _hide_cells(m.group(1), [(_strip(m.group(1), *c.span(3)), name)
                                         for c, name in zip(cells, header, strict=True) if _secret_column(name)])
         return m.group(0)[: m.start(1) - m.start(0)] + body + m.group(0)[m.end(1) - m.start(0):]
-    return _HTML_ROW.sub(row, text)
+    return SHAPES["html-row"].sub(row, text)
 
 
 def _candidate_lines(text: str) -> list[int]:
