@@ -2,10 +2,9 @@
 
 ``redact(text)`` is what everything persisted or logged goes through (transcripts, events, log
 records). Fixed-prefix formats are data (``redaction_patterns.yaml``); secrets without one are
-found by the checks after them (``_PASSES``): by the name they sit under, their shape and
-entropy, the position their syntax gives them, or the document, table or record that holds
-them. Callers may add their own regexes (``RedactionConfig.extra_patterns``), whose whole match
-becomes ``[REDACTED]``.
+found by the checks after them (``_PASSES``): by their name, shape and entropy, the position
+their syntax gives them, or the document, table or record that holds them. Callers may add
+regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 
 Source: seed 004, "API keys and tokens must never appear in logs" (``SENSITIVE_PATTERNS``, ``redact_for_log``).
 """

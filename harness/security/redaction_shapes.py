@@ -125,10 +125,9 @@ def _classes(value: str) -> int:
 
 
 def _wordy(value: str) -> bool:
-    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``Python2TracebackLexer``,
-    ``V1alpha3DeviceTaintRule``): a CamelCase name in code. In generated key material a capital
-    followed by two or more lower-case letters is rare: 1% of random 16-character and 0.03% of
-    40-character tokens read so (and those are still caught under a secret name)."""
+    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``V1alpha3DeviceTaintRule``):
+    a CamelCase name in code. Only 1% of random 16-character tokens (0.03% of 40-character ones)
+    read so, and those are still caught under a secret name."""
     runs = SHAPES["word-run"].findall(value)
     return len(runs) >= 2 and sum(len(r) for r in runs) >= 0.75 * len(value)
 
@@ -380,13 +379,10 @@ def _vendor_secrets(line: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=len, reverse=True))
 
 
-_SETTINGS = {
-    "plugins_used": [{"name": str(n)} for n in read_rule_file(PATTERN_FILE)[1]["vendor_detectors"]],
-    "filters_used": [{"path": f"detect_secrets.filters.heuristic.{f}"} for f in (
-        "is_sequential_string", "is_potential_uuid", "is_templated_secret")],
-}
-"""detect-secrets' vendor detectors (``vendor_detectors`` of ``redaction_patterns.yaml``) and its
-filters of sequences, UUIDs and templates."""
+_VENDOR = read_rule_file(PATTERN_FILE)[1]
+_SETTINGS = {"plugins_used": [{"name": str(n)} for n in _VENDOR["vendor_detectors"]],
+             "filters_used": [{"path": f"detect_secrets.filters.heuristic.{f}"} for f in _VENDOR["vendor_filters"]]}
+"""detect-secrets' vendor detectors and filters (``vendor_detectors``, ``vendor_filters``)."""
 
 
 # --- syntax positions -------------------------------------------------------------------------
@@ -409,11 +405,10 @@ def _password_like(value: str) -> bool:
 
 
 def _short_flag(value: str, letter: str, m: re.Match[str]) -> bool:
-    """``-p VALUE`` is a password when it reads like one (``ssh -p 2222``, ``mysql -p db``,
-    ``mkdir -p dir`` stay), and ``-p``/``-a``/``-w`` on a command that connects as someone
-    (``SHAPES["connects"]``) when it reads like a human-made password; any other short flag only when
-    its value is random in all three character classes (a ULID or a pod name after ``-r`` or
-    ``-n`` is an identifier)."""
+    """``-p VALUE`` when it reads like a password (``ssh -p 2222``, ``mkdir -p dir`` stay);
+    ``-p``/``-a``/``-w`` on a command that connects as someone (``connects``) when it reads like a
+    human-made password; any other short flag only when its value is random in all three
+    character classes (a ULID or a pod name after ``-r`` or ``-n`` is an identifier)."""
     if not literal(value) or "=" in value:
         return False  # (`-d 'a=1&b=2'`: a form body, whose pairs are judged one by one)
     if letter in _PASSWORD_LETTERS and _password_like(value) and SHAPES["connects"].search(_line_of(m)):
