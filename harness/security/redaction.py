@@ -2,36 +2,30 @@
 
 ``redact(text)`` is what everything persisted or logged goes through (transcripts, events, log
 records). Fixed-prefix formats are data (``redaction_patterns.yaml``); secrets without one are
-found by shape and entropy (``redaction_shapes``: unlisted ``NAME=value`` assignments, URL query
-tokens, ``Authorization`` headers, vendor shapes via ``detect-secrets``) or by the position their
-syntax gives them (``redaction_positions``: netrc, pgpass, password flags) or by the document
-that holds them (``redaction_structured``: Kubernetes Secrets, name/value pairs, INI/TOML/HCL
-and properties lines, XML elements, YAML block scalars; ``redaction_tables``: columns of CSV,
-Markdown, psql/mysql and aligned tables under a secret header; ``redaction_calls``: arrow pairs,
-setters and calls named for a credential; ``redaction_records``: key-shaped values in data rows
-without a header, beside the account they belong to). Callers may add their
-own regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
+found by the checks after them (``_PASSES``): by their name, shape and entropy, the position
+their syntax gives them, or the document, table or record that holds them. Callers may add
+regexes (``RedactionConfig.extra_patterns``), whose whole match becomes ``[REDACTED]``.
 
 Source: seed 004, "API keys and tokens must never appear in logs" (``SENSITIVE_PATTERNS``, ``redact_for_log``).
 """
 
 from __future__ import annotations
 
-import logging
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
-from harness.security.redaction_calls import redact_calls
-from harness.security.redaction_positions import redact_positions
-from harness.security.redaction_records import redact_records
-from harness.security.redaction_shapes import redact_shapes
+from harness.security.redaction_shapes import (
+    PATTERN_FILE,
+    PLACEHOLDER,
+    redact_positions,
+    redact_shapes,
+    run_passes,
+)
 from harness.security.redaction_structured import redact_structured
-from harness.security.redaction_tables import redact_tables
-
-PATTERN_FILE = "redaction_patterns.yaml"
-PLACEHOLDER = "[REDACTED]"
+from harness.security.redaction_tables import redact_records, redact_tables
 
 
 def redact(text: str, extra_patterns: Sequence[str] = ()) -> str:
@@ -55,14 +49,11 @@ def _redact_known(text: str) -> str:
 
 
 def _redact_uncached(text: str) -> str:
-    out = text
-    for _, out in passes(text):  # noqa: B007 (the last pass's text is the result)
-        pass
-    return out
+    return deque(passes(text), maxlen=1)[0][1]  # the text after the last pass
 
 
 _PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
-    ("table-columns", redact_tables), ("credential-calls", redact_calls),
+    ("table-columns", redact_tables), ("credential-calls", partial(run_passes, "credential-calls")),
     ("structured-documents", redact_structured), ("secret-shapes", redact_shapes),
     ("syntax-positions", redact_positions), ("data-records", redact_records),
 )
@@ -72,8 +63,8 @@ _PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
 
 def passes(text: str) -> Iterator[tuple[str, str]]:
     """``(rule id, text after it)`` for each rule in the order they apply: the fixed formats of
-    ``redaction_patterns.yaml`` one by one, then the passes that read names, shapes and
-    documents. The last text is ``redact``'s (without the caller's extra patterns)."""
+    ``redaction_patterns.yaml`` one by one, then the checks. The last text is ``redact``'s
+    (without the caller's extra patterns)."""
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
         text = p.regex.sub(p.text, text)
         yield p.id, text
@@ -92,21 +83,3 @@ def redact_data(value: Any, extra_patterns: Sequence[str] = ()) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(redact_data(v, extra_patterns) for v in value)
     return value
-
-
-class RedactingLogFilter(logging.Filter):
-    """A logging filter that redacts each record's formatted message.
-
-    Install it on a handler (``handler.addFilter(RedactingLogFilter())``) so that debug logging of
-    payloads cannot leak keys, whatever logger produced the record."""
-
-    def __init__(self, extra_patterns: Sequence[str] = ()) -> None:
-        super().__init__()
-        self.extra_patterns = tuple(extra_patterns)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact(message, self.extra_patterns)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True

@@ -1,23 +1,29 @@
-"""Secrets recognised by shape and entropy, not by a list of names.
+"""Secrets recognised by name, shape and entropy, or by the position their syntax gives them.
 
-``redaction_patterns.yaml`` catches formats with a fixed prefix (``sk-``, ``ghp_``, PEM blocks).
-This module catches what has no fixed prefix, in the places secrets travel:
+Fixed-prefix formats (``sk-``, ``ghp_``, PEM blocks) are the ``secrets`` of
+``redaction_patterns.yaml``. This module finds what has no prefix, with the regexes of that
+file's ``secret-shapes`` and ``syntax-positions`` sections, and holds the judgement every check
+shares (``secret_name``, ``looks_random``, ``hidden``, ``run_passes``):
 
-- assignments (``NAME=value`` in ``env`` dumps, ``export``, ``.env``; ``name: value`` in YAML,
-  JSON and HTTP headers; ``--flag value``): redacted when the *name* has a secret word as one of
-  its parts (``RAILS_MASTER_KEY``, ``csrftoken``, ``X-Amz-Signature``) or, for ``NAME=value``,
-  when the *value* looks random (mixed letters and digits, high Shannon entropy) whatever the
-  name; hex strings and UUIDs count only with a secret name (alone they are commit SHAs, trace
-  ids and digests), and names made of identifier words (``id``, ``sha``, ``digest``) never;
-- URLs: query values under a secret name or random-looking (``access_token=``, ``sig=``,
-  ``key=``), a bare user part (``https://KEY@host``), random path segments (webhook URLs);
-- ``Authorization`` headers with any scheme (the scheme word is kept);
+- assignments (``NAME=value``; ``name: value`` in YAML, JSON and HTTP headers; ``--flag value``):
+  hidden when the *name* has a secret word as one of its parts (``RAILS_MASTER_KEY``,
+  ``csrftoken``, ``X-Amz-Signature``) or, whatever the name, when the *value* looks random
+  (mixed letters and digits, high Shannon entropy); hex strings and UUIDs only under a secret
+  name (alone they are commit SHAs, trace ids and digests), never under identifier words
+  (``id``, ``sha``, ``digest``);
+- URLs (query values, a bare user part ``https://KEY@host``, a password, random path segments
+  of webhook URLs) and ``Authorization`` headers of any scheme (the scheme word is kept);
+- positions where no ``=`` or ``:`` names the credential: netrc, pgpass, password flags
+  (``mysql -pSECRET``, ``redis-cli -a``: on a line that connects as someone), ``-u user:pw``,
+  ``-storepass``, ``/p:``, query strings without a scheme, form bodies, and a password word in
+  prose followed by its value;
 - vendor token shapes from the maintained ``detect-secrets`` package (Twilio, SendGrid, npm,
-  PyPI, Discord, Azure storage, ...): its detectors are kept up to date by its maintainers, a
-  list here would not be. Its generic high-entropy plugins are left out: they flag every quoted
-  commit SHA and lockfile hash.
-"""
+  ...): its maintainers keep its detectors up to date, a list here would not be. Its generic
+  high-entropy plugins are left out: they flag every quoted commit SHA and lockfile hash.
 
+A value must still read as a literal: templates (``$PASSWORD``), placeholders (``*``,
+``<pass>``) and numbers (ports, ``uid:gid``) stay.
+"""
 from __future__ import annotations
 
 import base64
@@ -27,59 +33,54 @@ from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 
-from harness.security.redaction_words import load_words
+from harness.security.patterns import PatternFileError, load_patterns, read_rule_file
 
+PATTERN_FILE = "redaction_patterns.yaml"
 PLACEHOLDER = "[REDACTED]"
+SHAPES = {p.id: p.regex for p in load_patterns(PATTERN_FILE, "shapes", "", 0)}
+"""The shapes of values, names, neighbours and documents the checks read (``shapes``: trivial
+values, references, e-mails, hosts, a Kubernetes Secret's keys, table rules ...)."""
+
+_WORDS_PATH, _WORDS = read_rule_file("redaction_words.yaml")
 
 
-_SECRET_WORDS, _WEAK_WORDS, _JOINED_WORDS = load_words()
+def _words(*lists: str) -> list[str]:
+    """The words of ``lists`` of ``redaction_words.yaml``, lower-cased."""
+    if not all(isinstance(_WORDS.get(k), list) for k in lists):
+        raise PatternFileError(f"{_WORDS_PATH}: expected lists under {', '.join(lists)}")
+    return [str(w).lower() for k in lists for w in _WORDS[k]]
+
+
+_SECRET_WORDS = tuple(w for w in _words("strong", "weak") if not re.search(r"[\s_-]", w))
 """A name part that *ends with* one of these marks a secret (``authToken``, ``PGPASSWORD``,
 ``Benutzerpasswort``); a lone weak word (``key``, ``clave``) needs a random-looking value."""
-_ID_WORDS = frozenset({"id", "ids", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest",
-                       "commit", "rev", "revision", "uuid", "guid", "etag", "checksum", "version",
-                       "build", "trace", "span", "ref", "count", "size", "max", "min", "num",
-                       "number", "len", "length", "limit", "tokens", "model", "type", "name",
-                       "arn"})
-"""Name parts that make a value an identifier or a number, never a secret by entropy alone."""
-_ABOUT_WORDS = frozenset({"encoding", "algorithm", "alg", "format", "file", "path", "policy",
-                          "mode", "ttl", "timeout", "expiry", "expires", "expiration", "enabled",
-                          "required", "prompt", "field", "header", "strength", "rotation",
-                          "method", "scheme", "provider", "backend"})
-"""A last name part that says the value is *about* a secret, not the secret: a setting
-(``passwordEncoding: base64``, ``token_ttl: 3600``, ``key_file: /etc/x.key``)."""
-_PUBLIC_WORDS = frozenset({"public", "pub", "pubkey", "publishable", "cert", "certificate", "crt"})
-"""Name parts that declare the value public (``PublicKey =`` of WireGuard, ``publicKey`` of a
-JWK, ``NEXT_PUBLIC_*`` of Next.js, ``tls.crt``): never hidden by name or by entropy."""
-_KEEPS_SECRET = frozenset({"secret", "private"})
-"""Parts that keep an identifier-like name secret (Vault's ``secret_id``, a service account's
-``private_key_id``): the value is hidden when it reads as a key, hex included."""
-_DIGEST_PREFIX = re.compile(r"^(?:sha\d*|md5|blake2\w*)[-:=]", re.IGNORECASE)
-_HEX_OR_UUID = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
-                          r"[0-9a-fA-F]{12})$")
-_TRIVIAL = re.compile(r"^(?:true|false|null|none|yes|no|on|off|\d+(?:[.,:]\d+)*[a-z]?|0x[0-9a-f]{1,16}|"
-                      r"#[0-9a-f]{3,8}|"  # a colour
-                      r"\$\{?\w+\}?|<[^>]*>|\*+|x+|\.{3}|\[REDACTED[^\]]*\])$", re.IGNORECASE)
+_JOINED_WORDS = tuple(re.sub(r"[\s_-]+", "", w) for w in _words("strong", "weak") if re.search(r"[\s_-]", w))
+"""Words of several parts (``mot de passe``), matched by the joined parts of a name."""
+_WEAK_WORDS = frozenset(_words("weak"))
+_ID_WORDS = frozenset(_words("identifier"))
+_ABOUT_WORDS = frozenset(_words("about"))
+_PUBLIC_WORDS = frozenset(_words("public"))
+_KEEPS_SECRET = frozenset(_words("keeps_secret"))
 
-_ENV = re.compile(r"(?<![\w/.?&%-])([^\W\d]\w*+)( ?= ?)(?:(['\"])(.*?)\3|"
-                  r"([^\s\"';|&`(]++)(\()?)")
-"""``NAME=value``; an unquoted value ends at ``(`` (group 6: a call, not a value) so that
-``c = Client(api_key="...")`` is read as two assignments, not one that swallows the second."""
-_COLON = re.compile(r"(?m)(?:^|(?<=[\s{,(])|(?<=[\s(]['\"]))(['\"]?)([^\W\d][\w.-]*+)\1[ \t]*:[ \t]*"
-                    r"(?:(['\"])([^'\"\n]*)\3|([^\s,{}\[:][^\s,}]*))")
-"""``name: value``; a value never opens with ``{`` or ``[`` (a nested object on the same line:
-its own keys are the pairs to judge). Names in any script (``senha``, ``密码``); a pair may open a
-call (Ruby ``new(secret_key: ...)``) or a quoted header (``-H 'X-Api-Key: ...'``)."""
-_FLAG = re.compile(r"(?<![\w-])--([A-Za-z][\w-]*+)(?:=|[ \t]+)(['\"]?)([^\s'\"-][^\s'\"]*)\2")
-"""``--name value``; a value never opens with ``-`` (``--batch --passphrase x``: the next flag)."""
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
-_QUERY = re.compile(r"([?&;])([\w.%\[\]-]+)=([^&#;]+)")
-_USERINFO = re.compile(r"(://)([^\s:/@]+)@")
-_USERPASS = re.compile(r"(://[^\s:/@]*:)([^\s/@]+)(@)")
-"""``scheme://user:password@host``, the user possibly empty (``redis://:password@cache``): the
-password position holds a credential whatever its shape."""
-_COOKIE = re.compile(r"(?im)^([ \t]*(?:set-)?cookie[ \t]*:[ \t]*)(\S.*)$")
-_AUTH_HEADER = re.compile(r"(?im)(\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
-                          r"(?:[A-Za-z][\w-]*\s+)?)(?!\$)([^\s\"',;]{8,}(?:,\s*\w+=[^\s\"',;]+)*)")
+
+def trie_pattern(words: set[str]) -> str:
+    """One regex for ``words`` as a prefix tree (``pass(?:word|wd|phrase)?``...): Python's
+    ``re`` tries every branch of a flat alternation at every position; a tree is several
+    times faster on text with none of the words."""
+    tree: dict = {}
+    for w in words:
+        node = tree
+        for c in w:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [re.escape(c) + emit(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return emit(tree)
 
 
 def _parts(name: str) -> list[str]:
@@ -87,49 +88,50 @@ def _parts(name: str) -> list[str]:
     return [p for p in re.split(r"[\s_.\-\[\]]+", spaced.lower()) if p]
 
 
+def _identifier(name: str) -> bool:
+    """A name with an identifier or a public part (``run_id``, ``PublicKey``): its value is
+    never hidden by entropy alone."""
+    return bool(set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS))
+
+
 def secret_name(name: str) -> bool | str:
     """True for a secret name; ``"weak"`` for a lone generic word (``key``, ``token``: a JSON
-    ``"key"`` is usually a lookup key), whose value must also look random."""
+    ``"key"`` is usually a lookup key), whose value must also look random; ``"id"`` for an
+    identifier kept secret (``secret_id``), whose value is hidden when it reads as a key."""
     parts = _parts(name)
-    if public_name(name) or parts and parts[-1] in _ABOUT_WORDS:
+    if set(parts) & _PUBLIC_WORDS or parts and parts[-1] in _ABOUT_WORDS:
         return False
     if parts and parts[-1] in _ID_WORDS:
         # TOKEN_COUNT, api_key_id: a number or an identifier; secret_id, private_key_id: a key
         return "id" if set(parts[:-1]) & _KEEPS_SECRET and parts[-1] in ("id", "ids") else False
-    if not any(p.endswith(_SECRET_WORDS) for p in parts) and \
-            not "".join(parts).endswith(_JOINED_WORDS or ("\0",)):
+    if not any(p.endswith(_SECRET_WORDS) for p in parts) and not "".join(parts).endswith(_JOINED_WORDS):
         return False
     return "weak" if len(parts) == 1 and parts[0] in _WEAK_WORDS else True
 
 
-def public_name(name: str) -> bool:
-    return bool(set(_parts(name)) & _PUBLIC_WORDS)
-
-
 def entropy(value: str) -> float:
-    counts = Counter(value)
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
-_TOKEN_CHARS = re.compile(r"^[A-Za-z0-9+/=_.~!@#$%^&*-]+$")
-_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
-"""``windll.kernel32.GetProcAddress``, ``self.Mark2Array``: a reference in code, not key material."""
+_CLASSES = (re.compile(r"[a-z]"), re.compile(r"[A-Z]"), re.compile(r"\d"))
 
 
-_WORD_RUN = re.compile(r"[A-Z][a-z]{2,}|(?<=\d)[a-z]{3,}")
+def _classes(value: str) -> int:
+    """How many of lower case, upper case and digits ``value`` holds."""
+    return sum(bool(rx.search(value)) for rx in _CLASSES)
+
+
 
 
 def _wordy(value: str) -> bool:
-    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``Python2TracebackLexer``,
-    ``V1alpha3DeviceTaintRule``): a CamelCase name in code. In generated key material a capital followed by two or more
-    lower-case letters is rare: 1% of random 16-character and 0.03% of 40-character tokens
-    read so (and those are still caught under a secret name)."""
-    runs = _WORD_RUN.findall(value)
+    """Mostly capitalised words (``AioS3ExpressIdentityResolver``, ``V1alpha3DeviceTaintRule``):
+    a CamelCase name in code. Only 1% of random 16-character tokens (0.03% of 40-character ones)
+    read so, and those are still caught under a secret name."""
+    runs = SHAPES["word-run"].findall(value)
     return len(runs) >= 2 and sum(len(r) for r in runs) >= 0.75 * len(value)
 
 
-_SLUG_PART = re.compile(r"[A-Za-z]+|\d+|[A-Za-z]\d{1,2}")
 
 
 def _slug(value: str) -> bool:
@@ -137,7 +139,7 @@ def _slug(value: str) -> bool:
     ``runwayml/stable-diffusion-v1-5``, ``GraphemeBreakProperty-18.0.0.txt``): a name, a path or
     a file. Generated tokens mix letters and digits inside each piece."""
     parts = [p for p in re.split(r"[-_/.:#+]", value) if p]
-    if len(parts) >= 3 and all(_SLUG_PART.fullmatch(p) for p in parts):
+    if len(parts) >= 3 and all(SHAPES["slug-part"].fullmatch(p) for p in parts):
         return True
     words = sum(len(p) for p in parts if re.fullmatch(r"[A-Za-z]{3,}", p))
     return len(parts) >= 2 and words >= 0.6 * len(value)  # SECRET-TRAVERSAL-5b1e, api-v2-x7k
@@ -166,13 +168,13 @@ def _encoded_text(value: str) -> bool:
 def looks_random(value: str, min_len: int = 16) -> bool:
     """A token that reads like generated key material: long, mixed classes, high entropy, and
     not a hex string, UUID or digest (those are identifiers unless a secret name says not)."""
-    if len(value) < min_len or not _TOKEN_CHARS.match(value) or _HEX_OR_UUID.match(value) \
-            or _DIGEST_PREFIX.match(value):
+    if len(value) < min_len or not SHAPES["token-chars"].match(value) or SHAPES["hex-or-uuid"].match(value) \
+            or SHAPES["digest-prefix"].match(value):
         return False
-    if value.startswith(("/", "./", "~", "-", "#")) or "://" in value or _DOTTED_NAME.fullmatch(value) \
+    if value.startswith(("/", "./", "~", "-", "#")) or "://" in value or SHAPES["dotted-name"].fullmatch(value) \
             or _wordy(value) or _slug(value) or _sequential(value):
         return False
-    classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+    classes = _classes(value)
     return (classes == 3 and entropy(value) >= 3.5) or (classes == 2 and len(value) >= 24
                                                           and entropy(value) >= 4.2)
 
@@ -183,7 +185,7 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     ``TokenUsage``), no template (``$TOKEN``), and a digit or a symbol or randomness (so that
     ``SCENARIO_KEY = "looplab:scenario"`` and ``key: make it`` stay)."""
     v = value.strip()
-    if len(v) < 6 or _TRIVIAL.match(v) or PLACEHOLDER[:-1] in v or _DIGEST_PREFIX.match(v):
+    if len(v) < 6 or SHAPES["trivial"].match(v) or PLACEHOLDER[:-1] in v or SHAPES["digest-prefix"].match(v):
         return False
     if not by_name or by_name == "env":  # (base64 of text under a secret name: `user:pass`)
         return looks_random(v) and not _encoded_text(v) or by_name == "env" and \
@@ -191,14 +193,13 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
     if by_name == "weak":
         return looks_random(v, 12)
     if by_name == "id":
-        return looks_random(v, 12) or bool(len(v) >= 16 and _HEX_OR_UUID.match(v))
+        return looks_random(v, 12) or bool(len(v) >= 16 and SHAPES["hex-or-uuid"].match(v))
     if re.search(r"\s|[{}()<>\[\]`]|\$[{(]|^\$", v) or v.startswith(("/", "./", "~/")) \
             or "://" in v or re.fullmatch(r"[A-Za-z_.-]+(?:/[A-Za-z_.-]+)+", v):
         return False  # (the last: words joined by `/`, a path or a resource name)
     return bool(re.search(r"\d|[!@#%^&*+/=]", v)) or looks_random(v, 12)
 
 
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def judged_name(name: str) -> bool | str:
@@ -207,22 +208,72 @@ def judged_name(name: str) -> bool | str:
     under it are a key (commit SHAs and digests live under ``*_SHA``, ``*_COMMIT``,
     ``*_DIGEST``, ``*_VERSION``, which stay)."""
     by_name = secret_name(name)
-    if by_name or not _ENV_NAME.fullmatch(name) or set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
+    if by_name or not SHAPES["env-name"].fullmatch(name) or _identifier(name):
         return by_name
     return "env"
 
 
+def hidden(value: str, name: str) -> bool:
+    """A value under ``name`` is hidden when the name says secret and the value is a literal,
+    or, whatever the name, when the value reads as generated key material, unless the name
+    says identifier or public."""
+    by_name = judged_name(name)
+    if not by_name and _identifier(name):
+        return False
+    return literal(value) and _worth_hiding(value, by_name)
+
+
+
+
+def literal(value: str) -> bool:
+    """A value that is itself the secret, not a reference to one or a placeholder (also the
+    bare word of documentation: ``user:password@host``, ``password secret``)."""
+    v = value.strip("'\"`")
+    if re.fullmatch(r"[A-Za-z_]+", v) and secret_name(v):
+        return False
+    return bool(v) and not SHAPES["reference"].match(v)
+
+
+# --- the regex passes of redaction_patterns.yaml -----------------------------------------------
+Sub = Callable[[re.Match[str]], str]
+Judge = Callable[[str, str, re.Match[str]], object]
+
+
+def hide(m: re.Match[str], group: int | str) -> str:
+    """The text of ``m`` with ``group`` replaced by the placeholder."""
+    a, b = m.start(group) - m.start(0), m.end(group) - m.start(0)
+    return m.group(0)[:a] + PLACEHOLDER + m.group(0)[b:]
+
+
+def hide_if(judge: Judge) -> Sub:
+    """A sub that hides a match's value (its first ``value*`` group that took part) when
+    ``judge(value, name, match)`` says so, the name being its first ``name*`` group ("" if none)."""
+    def sub(m: re.Match[str]) -> str:
+        groups = [(k, v) for k, v in m.groupdict().items() if v is not None]
+        name = next((v for k, v in groups if k.startswith("name")), "")
+        group = next(k for k, _ in groups if k.startswith("value"))
+        return hide(m, group) if judge(m.group(group), name, m) else m.group(0)
+    return sub
+
+
+def run_passes(section: str, text: str) -> str:
+    """The regexes of ``section`` of ``redaction_patterns.yaml`` applied in order, each with the
+    sub its ``sub`` names (``SUBS``), and only to a text that holds one of its ``triggers``."""
+    lowered = text.lower()
+    for p in load_patterns(PATTERN_FILE, section, "sub", 0):
+        if not p.triggers or any(t in lowered for t in p.triggers):
+            text = p.regex.sub(SUBS[p.text], text)
+    return text
+
+
 def _sub_env(m: re.Match[str]) -> str:
     name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
+    by_name = judged_name(name)
     if m.group(6):
         return m.group(0)  # `x = make_client(`: code
-    by_name = judged_name(name)
     if m.group(3) and "=" in value and not by_name:  # a quoted connection string: its pairs
-        inner = _ENV.sub(_sub_env, value)
-        return m.group(0).replace(value, inner, 1) if inner != value else m.group(0)
-    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
-        return m.group(0)
-    if not _worth_hiding(value, by_name):
+        return m.group(0).replace(value, m.re.sub(_sub_env, value), 1)
+    if not by_name and _identifier(name) or not _worth_hiding(value, by_name):
         return m.group(0)
     return m.group(0).replace(value, PLACEHOLDER, 1)
 
@@ -231,8 +282,7 @@ def _sub_colon(m: re.Match[str]) -> str:
     name = m.group(2)
     value = m.group(4) if m.group(3) else (m.group(5) or "").strip().rstrip("'\"")
     by_name = secret_name(name)  # (not judged_name: `LINUX_AMD64: <sha256>` in a checksum map)
-    if not by_name and (set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS)
-                        or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):
+    if not by_name and (_identifier(name) or not m.group(1) and not re.match(r"[^:]*:\s", m.group(0))):
         # Any other name is judged by its value, as NAME=value is; a bare `h1:...` (no space
         # after the colon, as YAML and JSON would have) is a prefix, not a key.
         return m.group(0)
@@ -243,100 +293,57 @@ def _sub_colon(m: re.Match[str]) -> str:
     return m.group(0).replace(secret, PLACEHOLDER, 1) if secret else m.group(0)
 
 
-def _sub_flag(m: re.Match[str]) -> str:
+def _flag(value: str, name: str, m: re.Match[str]) -> bool:
     """A flag's value under a secret name, or random in all three character classes under any
-    other (``--seal <key>``; as for short flags in ``redaction_positions``)."""
-    name, value = m.group(1), m.group(3)
+    other (``--seal <key>``; as for short flags)."""
     by_name = secret_name(name)
     if by_name:
-        hide = _worth_hiding(value, by_name)
-    else:
-        hide = not set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS) and looks_random(value) \
-            and all(re.search(rx, value) for rx in (r"[a-z]", r"[A-Z]", r"\d")) \
-            and not _encoded_text(value)
-    return m.group(0).replace(value, PLACEHOLDER, 1) if hide else m.group(0)
+        return _worth_hiding(value, by_name)
+    return not _identifier(name) and looks_random(value) and _classes(value) == 3 and not _encoded_text(value)
 
 
 def _sub_url(m: re.Match[str]) -> str:
-    url = _USERPASS.sub(_sub_userpass, m.group(0))
-    url = _USERINFO.sub(lambda u: u.group(1) + (PLACEHOLDER if looks_random(u.group(2))
-                        or _HEX_OR_UUID.match(u.group(2)) and len(u.group(2)) >= 16
-                        else u.group(2)) + "@", url)
-    url = _QUERY.sub(_sub_query, url)
+    url = SHAPES["url-password"].sub(_URL_PASSWORD, m.group(0))
+    url = SHAPES["url-user"].sub(_URL_USER, url)
+    url = SHAPES["query-pair"].sub(sub_query, url)
     head, sep, rest = url.partition("://")
     cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
     path = "/".join(PLACEHOLDER if _random_segment(seg) else seg for seg in rest[:cut].split("/"))
     return head + sep + path + rest[cut:]
 
 
-def _sub_userpass(u: re.Match[str]) -> str:
-    """Any literal password (digits too); a template, a placeholder or ``x`` stays."""
-    password = u.group(2)
-    if not literal(password) or _TRIVIAL.match(password) and not password.isdigit():
-        return u.group(0)
-    return u.group(1) + PLACEHOLDER + u.group(3)
-
-
-_REFERENCE = re.compile(r"^(?:\$|\{\{?\s*[\w.]+\s*\}|<[^>]*>|%\w+%|\*+$|\[REDACTED)")
-"""A reference or placeholder, not a value: ``$PASSWORD``, ``${X}``, ``$(cmd)``, ``{secret}``,
-``{{ password }}``, ``<password>``, ``%PASS%``, ``***``."""
-
-
-def literal(value: str) -> bool:
-    """A value that is itself the secret, not a reference to one or a placeholder (also the
-    bare word of documentation: ``user:password@host``, ``password secret``)."""
-    v = value.strip("'\"`")
-    if re.fullmatch(r"[A-Za-z_]+", v) and secret_name(v):
-        return False
-    return bool(v) and not _REFERENCE.match(v)
+_URL_PASSWORD = hide_if(lambda v, n, m: literal(v) and not (SHAPES["trivial"].match(v) and not v.isdigit()))
+"""Any literal password (digits too); a template, a placeholder or ``x`` stays."""
+_URL_USER = hide_if(lambda v, n, m: looks_random(v) or bool(SHAPES["hex-or-uuid"].match(v)) and len(v) >= 16)
+"""A user part that is a key (random, or 16 hex digits or more)."""
 
 
 def _random_segment(seg: str) -> bool:
     """A path segment that is key material (a webhook secret), not a file or a version."""
-    return bool(re.fullmatch(r"[A-Za-z0-9_-]{20,}", seg)) and looks_random(seg, 20) and \
-        all(re.search(rx, seg) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
+    return bool(re.fullmatch(r"[A-Za-z0-9_-]{20,}", seg)) and looks_random(seg, 20) and _classes(seg) == 3
 
 
-def _sub_query(m: re.Match[str]) -> str:
+def sub_query(m: re.Match[str]) -> str:
+    """A query pair (``query-pair``) whose value is secret by its name or random-looking."""
     name, value = m.group(2), m.group(3)
-    decoded = re.sub(r"%[0-9A-Fa-f]{2}", "", value)
     by_name = secret_name(name)
-    if not by_name and set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS):
+    if not by_name and _identifier(name):
         return m.group(0)  # run_id=, commit=: an identifier, however random it looks
-    if (by_name and _worth_hiding(value, by_name)) or looks_random(decoded, 20):
+    if (by_name and _worth_hiding(value, by_name)) or looks_random(re.sub(r"%[0-9A-Fa-f]{2}", "", value), 20):
         return f"{m.group(1)}{name}={PLACEHOLDER}"
     return m.group(0)
 
 
-_PASSES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    (_AUTH_HEADER, lambda m: m.group(1) + PLACEHOLDER),
-    (_COOKIE, lambda m: m.group(1) + PLACEHOLDER),
-    (_URL, _sub_url),
-    (_COLON, _sub_colon),  # before NAME=value: a Cookie header is hidden whole
-    (_ENV, _sub_env),
-    (_FLAG, _sub_flag),
-)
-
-
 def redact_shapes(text: str) -> str:
-    for rx, fn in _PASSES:
-        text = rx.sub(fn, text)
-    return redact_vendor_tokens(text)
+    return redact_vendor_tokens(run_passes("secret-shapes", text))
 
 
-_LONG_TOKEN = re.compile(r"[A-Za-z0-9_+/=.:-]{20,}")
-_HEX32 = re.compile(r"[0-9a-f]{32,}")
 
 
 def _candidate(line: str) -> bool:
     """A long token with upper and lower case and digits, or 32+ hex digits: every vendor
     shape has one; code and prose rarely do (so most lines never reach detect-secrets)."""
-    for m in _LONG_TOKEN.finditer(line):
-        tok = m.group(0)
-        if _HEX32.search(tok) or (re.search(r"[a-z]", tok) and re.search(r"[A-Z]", tok)
-                                  and re.search(r"\d", tok)):
-            return True
-    return False
+    return any(SHAPES["hex32"].search(m.group(0)) or _classes(m.group(0)) == 3 for m in SHAPES["long-token"].finditer(line))
 
 
 MAX_SCANNED_LINE = 2000
@@ -357,13 +364,8 @@ def redact_vendor_tokens(text: str) -> str:
 
 def _replace_token(line: str, secret: str) -> str:
     """Replace ``secret`` and the rest of the token it starts (some detectors report a prefix)."""
-    start = line.find(secret)
-    if start < 0:
-        return line
-    end = start + len(secret)
-    while end < len(line) and re.match(r"[\w.+/=-]", line[end]):
-        end += 1
-    return line if end - start < 8 else line[:start] + PLACEHOLDER + line[end:]
+    m = re.compile(re.escape(secret) + r"[\w.+/=-]*").search(line)
+    return line if not m or m.end() - m.start() < 8 else line[:m.start()] + PLACEHOLDER + line[m.end():]
 
 
 @lru_cache(maxsize=4096)
@@ -377,16 +379,120 @@ def _vendor_secrets(line: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=len, reverse=True))
 
 
-_SETTINGS = {
-    "plugins_used": [{"name": n} for n in (
-        "ArtifactoryDetector", "AWSKeyDetector", "AzureStorageKeyDetector", "BasicAuthDetector",
-        "CloudantDetector", "DiscordBotTokenDetector", "GitHubTokenDetector", "GitLabTokenDetector",
-        "IbmCloudIamDetector", "IbmCosHmacDetector", "JwtTokenDetector", "MailchimpDetector",
-        "NpmDetector", "OpenAIDetector", "PrivateKeyDetector", "PypiTokenDetector",
-        "SendGridDetector", "SlackDetector", "SoftlayerDetector", "SquareOAuthDetector",
-        "StripeDetector", "TelegramBotTokenDetector", "TwilioKeyDetector")],
-    "filters_used": [{"path": f"detect_secrets.filters.heuristic.{f}"} for f in (
-        "is_sequential_string", "is_potential_uuid", "is_templated_secret")],
+_VENDOR = read_rule_file(PATTERN_FILE)[1]
+_SETTINGS = {"plugins_used": [{"name": str(n)} for n in _VENDOR["vendor_detectors"]],
+             "filters_used": [{"path": f"detect_secrets.filters.heuristic.{f}"} for f in _VENDOR["vendor_filters"]]}
+"""detect-secrets' vendor detectors and filters (``vendor_detectors``, ``vendor_filters``)."""
+
+
+# --- syntax positions -------------------------------------------------------------------------
+_PASSWORD_LETTERS = "pawP"
+
+
+def _line_of(m: re.Match[str]) -> str:
+    text = m.string
+    end = text.find("\n", m.end())
+    return text[text.rfind("\n", 0, m.start()) + 1:end if end >= 0 else len(text)]
+
+
+def _password_like(value: str) -> bool:
+    """A human-made password: a literal with letters and a digit or a symbol, 8 characters or
+    a symbol, not a number, port map, path, file or host name."""
+    if not _worth_hiding(value, True) or not re.search(r"[^\W\d_]", value) \
+            or re.search(r"\.[A-Za-z]{2,5}$|^[\w-]+(?:\.[\w-]+){2,}$|/", value):
+        return False
+    return len(value) >= 8 or bool(re.search(r"[^\w.-]", value))
+
+
+def _short_flag(value: str, letter: str, m: re.Match[str]) -> bool:
+    """``-p VALUE`` when it reads like a password (``ssh -p 2222``, ``mkdir -p dir`` stay);
+    ``-p``/``-a``/``-w`` on a command that connects as someone (``connects``) when it reads like a
+    human-made password; any other short flag only when its value is random in all three
+    character classes (a ULID or a pod name after ``-r`` or ``-n`` is an identifier)."""
+    if not literal(value) or "=" in value:
+        return False  # (`-d 'a=1&b=2'`: a form body, whose pairs are judged one by one)
+    if letter in _PASSWORD_LETTERS and _password_like(value) and SHAPES["connects"].search(_line_of(m)):
+        return True
+    if letter == "p":
+        return _worth_hiding(value, "weak")
+    return _classes(value) == 3 and looks_random(value, 16)
+
+
+def _user_pass(password: str, user: str, m: re.Match[str]) -> bool:
+    """``user:password`` of a user flag; templates, ``uid:gid``, ``user:pw`` of documentation stay."""
+    return literal(password) and literal(user) and not re.fullmatch(r"\d+", password) and len(password) >= 3
+
+
+def _single_dash(value: str, name: str, m: re.Match[str]) -> bool:
+    by_name = secret_name(name) or name.lower().startswith("pass")  # -passin, -passout
+    return bool(by_name or m.group(3)) and literal(value) and _worth_hiding(value, by_name or True)
+
+
+def _slash_option(value: str, name: str, m: re.Match[str]) -> bool:
+    paired = name.lower() == "p" and re.search(r"(?i)(?<![\w/])/u(?:ser)?:\S", _line_of(m))
+    return bool(secret_name(name) or paired) and hidden(value, "password")
+
+
+# Prose and log messages: a password word, then the value (`logging in with password X`,
+# `Passwort ist X`, `password was set to X`). Only the strong words (not `key`, `token`), only
+# a value that reads as a made-up password (letters with digits or symbols).
+_STRONG = re.compile(r"(?<![\w-])(?:" + trie_pattern(set(_SECRET_WORDS) - set(_WEAK_WORDS)) + r")"
+                     r"(?=[ \t])", re.IGNORECASE)
+
+
+def _redact_prose(text: str) -> str:
+    if len(text) > 200_000:
+        return text  # (logs this long are read by the other passes; this one is a fallback)
+    out, done = [], 0
+    for w in _STRONG.finditer(text):
+        if w.start() < done:
+            continue
+        m = SHAPES["after-password-word"].match(text, w.end())
+        if not m or not literal(m.group(2)) or not _password_like(m.group(2)) \
+                or secret_name(m.group(2).strip(".,")):
+            continue
+        out.append(text[done:m.start(2)] + PLACEHOLDER)
+        done = m.end(2)
+    return "".join(out) + text[done:] if out else text
+
+
+def redact_positions(text: str) -> str:
+    return _redact_prose(run_passes("syntax-positions", text))
+
+
+def _credential_call(value: str, callee: str, m: re.Match[str]) -> bool:
+    """The last literal of a call or tuple named for a credential (``HTTPBasicAuth(...)``,
+    ``auth=(...)``): a password in any shape a literal has (digits or symbols, as under any
+    secret name); under a weak name (``key("x")``) only after another argument, the user."""
+    by_name = secret_name(callee.rsplit(".", 1)[-1])
+    if not by_name or by_name == "id" or by_name == "weak" and not m.group("args"):
+        return False
+    return hidden(value, "password")
+
+
+SUBS: dict[str, Sub] = {
+    "always": hide_if(lambda v, n, m: True),
+    "literal": hide_if(lambda v, n, m: literal(v)),
+    "hidden": hide_if(lambda v, n, m: hidden(v, n)),
+    "password": hide_if(lambda v, n, m: hidden(v, "password")),  # a literal password, digits too
+    "trimmed": hide_if(lambda v, n, m: hidden(v.strip(), n)),
+    "leaf": hide_if(lambda v, n, m: hidden(v, n.rsplit(".", 1)[-1])),  # a dotted name's last part
+    "named": hide_if(lambda v, n, m: secret_name(n) and hidden(v, n)),
+    # ('ssh2_auth_agent', 'ssh2_auth_file'): names in code, not a value
+    "call-pair": hide_if(lambda v, n, m: not re.fullmatch(r"[a-z_][a-z0-9_]*", v) and hidden(v, n)),
+    "credential-call": hide_if(_credential_call),
+    "url": _sub_url,
+    "colon": _sub_colon,
+    "env": _sub_env,
+    "flag": hide_if(_flag),
+    "netrc": lambda m: SHAPES["netrc-password"].sub(SUBS["literal"], m.group(0)),
+    "user-pass": hide_if(_user_pass),
+    "single-dash": hide_if(_single_dash),
+    "slash": hide_if(_slash_option),
+    "glued-p": hide_if(lambda v, n, m: hidden(v, "password") and re.search(r"[A-Za-z]", v)),
+    "short-flag": hide_if(_short_flag),
+    "query": lambda m: SHAPES["query-pair"].sub(sub_query, m.group(0)),
+    "form": lambda m: SHAPES["query-pair"].sub(sub_query, "&" + m.group(0))[1:],
 }
-"""detect-secrets' vendor detectors; not its keyword and entropy plugins (the passes above do
-that with identifiers in mind), nor ``IPPublicDetector`` (addresses are not secrets here)."""
+"""The subs the ``sub`` of each regex pass names (``run_passes``): most hide a value a judge
+accepts (``hide_if``)."""

@@ -1,15 +1,14 @@
-"""Secret redaction: the formats, nested data, log records, run events and tool output."""
+"""Secret redaction: the formats, nested data, run events and tool output."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 
 import pytest
 
 from harness import Agent, HarnessConfig, LocalWorkspace
-from harness.security.redaction import RedactingLogFilter, redact, redact_data
+from harness.security.redaction import redact, redact_data
 from harness.state import RunState
 from harness.testing import call, scripted
 
@@ -58,12 +57,6 @@ def test_extra_patterns_and_nested_data() -> None:
     data = {"a": [f"x {OPENAI}", ("ok", 3)], "b": {"c": GITHUB}, "n": 5}
     out = redact_data(data)
     assert out == {"a": ["x [REDACTED]", ("ok", 3)], "b": {"c": "[REDACTED]"}, "n": 5}
-
-
-def test_log_filter_redacts_formatted_records() -> None:
-    record = logging.LogRecord("t", logging.INFO, __file__, 1, "payload %s", (OPENAI,), None)
-    assert RedactingLogFilter().filter(record)
-    assert record.getMessage() == "payload [REDACTED]"
 
 
 def _state(cfg: HarnessConfig, tmp_path: Path) -> RunState:

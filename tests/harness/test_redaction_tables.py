@@ -1,6 +1,6 @@
 """Secrets in tables, names in other languages, secrets passed to code, password flags by
-context (``redaction_tables``, ``redaction_words.yaml``, ``redaction_calls``,
-``redaction_positions``). The cases of each rule are in ``harness/rules/cases/secrets/`` (run by
+context (``redaction_tables``, ``redaction_words.yaml``, ``redaction_structured``,
+``redaction_shapes``). The cases of each rule are in ``harness/rules/cases/secrets/`` (run by
 ``test_secret_rules.py``)."""
 
 from __future__ import annotations
