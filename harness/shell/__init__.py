@@ -3,8 +3,8 @@
 One package reads shell for loop detection, the command guard, the path guard and the
 context-file scanner, so they never disagree about what a line runs:
 
-- ``syntax``: parsing (bashlex, cached: one parse per distinct line), here-documents, loops;
-  ``tokens``: the tolerant tokenizer for what bashlex rejects, and the flag splitter;
+- ``syntax``: parsing (bashlex, cached: one parse per distinct line), here-documents, loops,
+  the tolerant tokenizer for what bashlex rejects, and the flag splitter;
 - ``wrappers`` and ``programs.yaml``: the one table of programs that run another command
   (``timeout``, ``sudo``, ``uv run``, ``numactl`` ...), shells, interpreters, command strings;
 - ``runs``: every command a command runs (wrappers, ``bash -c``, ``xargs``, ``find -exec``,
@@ -22,8 +22,7 @@ Source: beyond the seeds: seed 004's regex blocklist and ``ToolLoopDetector`` co
 """
 
 from harness.shell.runs import expand
-from harness.shell.syntax import Parsed, SimpleCommand, parse
-from harness.shell.tokens import split_flags
+from harness.shell.syntax import Parsed, SimpleCommand, parse, split_flags
 from harness.shell.wrappers import program, unwrap, wrapped
 
 __all__ = ["Parsed", "SimpleCommand", "expand", "parse", "program", "split_flags", "unwrap", "wrapped"]

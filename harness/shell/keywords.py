@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from harness.shell.command import SimpleCommand
+    from harness.shell.syntax import SimpleCommand
 
 _PREFIX = re.compile(r"(?:time(?:[ \t]+-p)?(?:[ \t]+--)?|coproc(?:[ \t]+[A-Za-z_]\w*(?=[ \t]*[{(]))?)(?=[ \t]|$)")
 """``time [-p] [--]``, ``coproc [NAME]`` (a name only before a compound command)."""
