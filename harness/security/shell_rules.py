@@ -28,8 +28,7 @@ from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
 from harness.shell.code import is_interpreter, strings
 from harness.shell.code_literals import dynamic_calls, mask
-from harness.shell.runs import GIT_GLOBAL_VALUES
-from harness.shell.wrappers import skip_options
+from harness.shell.wrappers import skip_options, word_set
 
 _KEYS = {"programs", "sub", "flags", "not_flags", "value_options", "operands", "kv", "args_any", "redirect", "via",
          "code", "plugin"}
@@ -159,7 +158,7 @@ def _strings_as_shell(code: str, said: str, ruleset: RuleSet, depth: int, disabl
 def _after_sub(prog: str, args: list[str], subs: list[str], value_options: tuple[str, ...]) -> list[str] | None:
     """The arguments after the subcommand (``git -C x clean -f`` -> ``-f``; options before it kept
     for others: ``rclone --dry-run delete x`` -> ``--dry-run x``), None when another subcommand."""
-    i = skip_options(args, 0, GIT_GLOBAL_VALUES if prog == "git" else set(value_options))
+    i = skip_options(args, 0, word_set("git_global_valued") if prog == "git" else set(value_options))
     for sub in subs:
         words = sub.split()
         if args[i:i + len(words)] == words:

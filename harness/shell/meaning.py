@@ -21,7 +21,7 @@ from typing import Any
 from harness.shell.code import code_flags, interpreter_valued, is_interpreter
 from harness.shell.cwd import Relative, chdir_option
 from harness.shell.paths import path_key
-from harness.shell.runs import shells
+from harness.shell.runs import shell_script, shells
 from harness.shell.wrappers import programs, unwrap
 
 _ATTACHED = re.compile(r"^-([A-Za-z]+)(\d+)$")
@@ -82,21 +82,9 @@ def _has_c(word: str) -> bool:
 
 
 def inline_script(argv: list[str]) -> str | None:
-    """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``zsh -l -c``,
-    ``bash -o pipefail -ec``), if that is the call."""
-    argv = program_argv(argv)
-    if argv and program_key(argv[0]) in programs()["script_users"]:  # `su - app -c 'cmd'` runs `cmd`
-        for i, word in enumerate(argv[:-1]):
-            if word in ("-c", "--command"):
-                return argv[i + 1]
-        return None
-    if len(argv) < 3 or program_key(argv[0]) not in shells():
-        return None
-    i, found = 1, False
-    while i < len(argv) and argv[i][:1] in "-+" and argv[i] not in ("-", "--"):
-        found = found or _has_c(argv[i])
-        i += 2 if argv[i] in ("-o", "+o", "-O", "+O") else 1
-    return argv[i] if found and i < len(argv) else None
+    """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``timeout 9 zsh -l -c``,
+    ``su - app -c``), if that is the call (``runs.shell_script``, which the guards read too)."""
+    return shell_script(program_argv(argv))
 
 
 def simple_key(

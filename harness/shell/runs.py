@@ -4,26 +4,22 @@
 ``bash -c "rm ..."``, ``eval "rm ..."``, ``sh`` fed a script on stdin: each runs an inner command
 whose meaning is what counts. ``expand`` returns the command and every command it runs, nested
 shells parsed again (to a bounded depth, so a pathological line cannot recurse without end).
-Wrappers are read through the one table (``wrappers``) loop detection reads them through.
+Wrappers are read through the one table (``wrappers``) loop detection reads them through, and a
+shell's script through the one reader (``shell_script``) loop detection uses too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from functools import cache
 
 from harness.shell.syntax import SimpleCommand, parse
-from harness.shell.wrappers import program, programs, skip_options, wrapped, xargs_command
+from harness.shell.wrappers import program, programs, skip_options, word_set, wrapped, xargs_command
 
 _MAX_DEPTH = 4
 
 
-@cache
 def shells() -> frozenset[str]:
-    return frozenset(programs()["shells"])
-
-
-_FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
+    return word_set("shells")
 
 
 def expand(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
@@ -38,8 +34,8 @@ def expand(cmd: SimpleCommand, depth: int = 0) -> list[SimpleCommand]:
 
 def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
     prog, args = program(cmd.argv), cmd.argv[1:]
-    if prog in programs()["script_users"] and (script := _user_script(args)) is not None:
-        return script
+    if prog in programs()["script_users"] and (script := shell_script(cmd.argv)) is not None:
+        return list(parse(script).commands)
     if (rest := wrapped(cmd.argv)) is not None:
         return [_same_run(cmd, rest)]
     if prog == "git":
@@ -51,7 +47,7 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
         return _command_strings(prog, args)
     if prog == "parallel":  # parallel CMD ::: ARGS: CMD runs once per argument, like xargs
         words = args[:next((i for i, a in enumerate(args) if a.startswith(":::") or a == "::::"), len(args))]
-        words = words[skip_options(words, 0, {"-j", "-P", "--jobs", "-S", "--sshlogin", "--joblog", "-d"}):]
+        words = words[skip_options(words, 0, word_set("parallel_valued")):]
         inner = parse(words[0]).commands if len(words) == 1 and " " in words[0] else (SimpleCommand(words),)
         return [SimpleCommand(c.argv, c.redirects, c.stdin_text, "parallel") for c in inner if c.argv]
     if prog == "xargs":
@@ -63,7 +59,7 @@ def _inner(cmd: SimpleCommand) -> list[SimpleCommand]:
         return [_same_run(cmd, args)]
     if prog in shells():
         # find -exec sh -c 'rm "$1"' _ {} ';': still one run per file found
-        return [dataclasses.replace(c, via=c.via or cmd.via) for c in _shell_script(cmd, args)]
+        return [dataclasses.replace(c, via=c.via or cmd.via) for c in _shell_runs(cmd)]
     if prog == "eval":
         return list(parse(" ".join(args)).commands)
     return []
@@ -74,21 +70,11 @@ def _same_run(cmd: SimpleCommand, argv: list[str]) -> SimpleCommand:
     return SimpleCommand(argv, cmd.redirects, cmd.stdin_text, cmd.via, list(cmd.piped_from), [], dict(cmd.loop_words))
 
 
-GIT_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
-_GIT_FILTERS = {"--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter",
-                "--parent-filter", "--tag-name-filter", "--exec", "-x"}
-
-
-def git_subcommand(args: list[str]) -> tuple[str, list[str]]:
-    """git's subcommand after its global options (``git -C dir -c k=v push``), and its words."""
-    i = skip_options(args, 0, GIT_GLOBAL_VALUES)
-    return (args[i], args[i + 1:]) if i < len(args) else ("", [])
-
-
 def _git_runs(args: list[str]) -> list[SimpleCommand]:
     """Commands git runs for you: ``git submodule foreach CMD``, ``git bisect run CMD``,
     ``git rebase --exec CMD``, ``git filter-branch --tree-filter CMD``."""
-    sub, rest = git_subcommand(args)
+    i = skip_options(args, 0, word_set("git_global_valued"))
+    sub, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
     if sub == "submodule" and rest[:1] == ["foreach"]:
         words = [a for a in rest[1:] if a not in ("--recursive", "-q", "--quiet")]
         return list(parse(" ".join(words)).commands) if words else []
@@ -97,9 +83,8 @@ def _git_runs(args: list[str]) -> list[SimpleCommand]:
     out: list[SimpleCommand] = []
     for j, a in enumerate(rest):
         name, eq, value = a.partition("=")
-        if sub in ("rebase", "filter-branch") and name in _GIT_FILTERS:
-            text = value if eq else rest[j + 1] if j + 1 < len(rest) else ""
-            out += parse(text).commands
+        if sub in ("rebase", "filter-branch") and name in word_set("git_command_options"):
+            out += parse(value if eq else rest[j + 1] if j + 1 < len(rest) else "").commands
     return out
 
 
@@ -109,24 +94,19 @@ def _command_strings(prog: str, args: list[str]) -> list[SimpleCommand]:
     out: list[SimpleCommand] = []
     for i, a in enumerate(args):
         glued = a.split("=", 1)
-        if a in opts or (prog == "script" and a.startswith("-") and not a.startswith("--") and a.endswith("c")):
+        if a in opts or (prog == "script" and _c_cluster(a)):
             out += parse(args[i + 1]).commands if i + 1 < len(args) else []
         elif len(glued) == 2 and glued[0] in opts:
             out += parse(glued[1]).commands
-        elif prog == "hyperfine" and not a.startswith("-") and (i == 0 or args[i - 1] not in _HYPERFINE_VALUES):
+        elif prog == "hyperfine" and not a.startswith("-") and (i == 0 or args[i - 1] not in word_set("hyperfine_valued")):
             out += parse(a).commands
     return out
-
-
-_HYPERFINE_VALUES = {"-w", "--warmup", "-r", "--runs", "-m", "--min-runs", "-M", "--max-runs", "-n", "--command-name",
-                     "--export-json", "--export-csv", "--export-markdown", "-u", "--time-unit", "-S", "--shell",
-                     "-p", "--prepare", "-c", "--cleanup", "-s", "--setup"}
 
 
 def _find_exec(args: list[str]) -> list[SimpleCommand]:
     out, i = [], 0
     while i < len(args):
-        if args[i] in _FIND_EXEC:
+        if args[i] in word_set("find_exec"):
             j = i + 1
             while j < len(args) and args[j] not in (";", "+", "\\;"):
                 j += 1
@@ -137,20 +117,42 @@ def _find_exec(args: list[str]) -> list[SimpleCommand]:
     return out
 
 
-def _user_script(args: list[str]) -> list[SimpleCommand] | None:
-    """``su - app -c SCRIPT``, ``runuser -u app -c SCRIPT``: the script, if the line gives one."""
-    return next((list(parse(args[i + 1]).commands) for i, a in enumerate(args[:-1])
-                 if a in ("-c", "--command") or a.startswith("-") and not a.startswith("--") and a.endswith("c")), None)
+def _c_cluster(word: str) -> bool:
+    """A short-option cluster that ends with ``-c`` (``-c``, ``-lc``, ``-qc``)."""
+    return word.startswith("-") and not word.startswith("--") and word.endswith("c")
 
 
-def _shell_script(cmd: SimpleCommand, args: list[str]) -> list[SimpleCommand]:
-    """``bash -c SCRIPT`` (also ``-lc``, ``-ec`` ...) or a shell reading its script from stdin
-    (``echo ... | sh``, a here-document)."""
-    if program(cmd.argv) == "busybox":
-        args = args[1:] if args[:1] and args[0] in shells() else args
-    for i, a in enumerate(args):
-        if a.startswith("-") and not a.startswith("--") and "c" in a[1:] and i + 1 < len(args):
-            return list(parse(args[i + 1]).commands)
-        if not a.startswith("-"):
-            return []  # a script file: its content is not on the line
-    return list(parse(cmd.stdin_text).commands) if cmd.stdin_text else []
+def _shell_options(argv: list[str]) -> tuple[int, bool]:
+    """Where a shell's operands start in ``argv`` (past ``-o pipefail``, ``-e``, ``+x`` ...), and
+    whether ``-c`` (alone or in a cluster: ``-lc``, ``-euxc``) was among the options."""
+    i, found = 1, False
+    while i < len(argv) and argv[i][:1] in "-+" and argv[i] not in ("-", "--"):
+        found = found or argv[i][0] == "-" and not argv[i].startswith("--") and "c" in argv[i][1:]
+        i += 2 if argv[i] in ("-o", "+o", "-O", "+O") else 1
+    return i, found
+
+
+def shell_script(argv: list[str]) -> str | None:
+    """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``zsh -l -c``,
+    ``bash -o pipefail -ec``, ``busybox sh -c``) or a user switch with ``-c`` (``su - app -c
+    'cmd'``, ``runuser -u app -c``), if the line gives one. Loop detection and the guards both
+    read a script here."""
+    if program(argv) in programs()["script_users"]:
+        return next((argv[i + 1] for i, a in enumerate(argv[1:-1], 1) if a == "--command" or _c_cluster(a)), None)
+    if program(argv) == "busybox" and argv[1:2] and argv[1] in shells():
+        argv = argv[1:]
+    if program(argv) not in shells():
+        return None
+    i, found = _shell_options(argv)
+    return argv[i] if found and i < len(argv) else None
+
+
+def _shell_runs(cmd: SimpleCommand) -> list[SimpleCommand]:
+    """What a shell runs: its ``-c`` script, or the script it reads from stdin (``echo ... | sh``,
+    a here-document) when no script file is named."""
+    script = shell_script(cmd.argv)
+    if script is not None:
+        return list(parse(script).commands)
+    argv = cmd.argv[1:] if program(cmd.argv) == "busybox" else cmd.argv
+    i, found = _shell_options(argv)
+    return list(parse(cmd.stdin_text).commands) if cmd.stdin_text and not found and i >= len(argv) else []

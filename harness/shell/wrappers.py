@@ -55,6 +55,12 @@ def programs() -> dict[str, Any]:
 
 
 @cache
+def word_set(key: str) -> frozenset[str]:
+    """A word list of ``programs.yaml`` as a set (``shells``, ``xargs_valued`` ...)."""
+    return frozenset(programs()[key])
+
+
+@cache
 def wrappers() -> dict[str, Wrapper]:
     out = {}
     for name, spec in programs()["wrappers"].items():
@@ -135,8 +141,6 @@ def unwrap(argv: list[str]) -> tuple[list[str], str]:
     return argv, via
 
 
-XARGS_VALUED = frozenset("-n -P -L -s -d -E -e -a --max-args --max-procs --max-lines --max-chars "
-                         "--delimiter --arg-file --eof".split())
 _XARGS_REPLACE = re.compile(r"^(?:-I|-i|--replace)")
 
 
@@ -156,7 +160,7 @@ def xargs_command(argv: list[str]) -> tuple[int, list[str]]:
             if word in ("-I", "--replace") and i + 1 < len(argv):
                 keep.append(argv[i + 1])
                 i += 1
-        elif word in XARGS_VALUED:
+        elif word in word_set("xargs_valued"):
             i += 1
         i += 1
     if i < len(argv) and argv[i] == "--":
