@@ -22,7 +22,7 @@ from harness.shell.code import code_flags, interpreter_valued, is_interpreter
 from harness.shell.cwd import Relative, chdir_option
 from harness.shell.paths import path_key
 from harness.shell.runs import shell_script, shells
-from harness.shell.wrappers import programs, unwrap
+from harness.shell.wrappers import unwrap
 
 _ATTACHED = re.compile(r"^-([A-Za-z]+)(\d+)$")
 """Short flags with a number attached: ``-n5`` is ``-n 5``."""
