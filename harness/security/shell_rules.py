@@ -26,8 +26,7 @@ from harness.security.rule_plugins import PLUGINS, Context
 from harness.security.shell_line import Line
 from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
-from harness.shell.code import is_interpreter, strings
-from harness.shell.code_literals import dynamic_calls, mask
+from harness.shell.code import dynamic_calls, is_interpreter, mask, strings
 from harness.shell.wrappers import skip_options, word_set
 
 _KEYS = {"programs", "sub", "flags", "not_flags", "value_options", "operands", "kv", "args_any", "redirect", "via",
@@ -129,7 +128,7 @@ def judge_command(cmd: SimpleCommand, ruleset: RuleSet, loops: dict[str, list[st
 
 
 def _said(code: str, prog: str, patterns: dict[str, re.Pattern[str]]) -> str:
-    """What the code calls: literals blanked (``shell.code_literals``), calls made through names
+    """What the code calls: literals blanked (``shell.code.mask``), calls made through names
     held in strings added; when it evaluates strings (``exec('...')``), the strings are code too."""
     said = mask(code, prog) + "\n" + dynamic_calls(code)
     if patterns["evaluates_strings"].search(said):

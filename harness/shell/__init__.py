@@ -13,8 +13,8 @@ context-file scanner, so they never disagree about what a line runs:
   calls (loop detection): program, flags as a set, paths in normal form, read from the
   directory a ``cd`` moved to, whole-file reads, ``time`` and no-op pipe stages read through;
 - ``words``: what the shell makes of a word before the line runs (``$PWD/..``, ``${x%/*}``);
-- ``file_args``, ``code``, ``code_literals``, ``code_paths``: the files a line names (the path
-  guard), interpreters and the code they are given.
+- ``file_args``, ``code``: the files a line names (the path guard), interpreters and the code
+  they are given.
 
 This package imports nothing from the rest of ``harness`` but itself.
 

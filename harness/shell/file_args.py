@@ -21,9 +21,8 @@ from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import unquote
 
-from harness.shell.code import STRING, is_interpreter
+from harness.shell.code import STRING, computed_paths, is_interpreter
 from harness.shell.code import code as interpreter_code
-from harness.shell.code_paths import computed_paths
 from harness.shell.runs import expand, shells
 from harness.shell.syntax import SimpleCommand, parse
 from harness.shell.words import Scope, assign, expand_word, from_parent
