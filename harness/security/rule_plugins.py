@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.security.shell_inplace import keeps_nothing
-from harness.security.shell_line import refers
 from harness.shell import SimpleCommand, program, split_flags
 from harness.shell.code import is_interpreter
 
@@ -266,6 +265,12 @@ def _mass_delete(cmd: SimpleCommand, ctx: Context, params: dict[str, Any]) -> bo
     if any(refers(o, r) for o in operands for n in streams for r in (f"${{{n}}}", f"${n}")):
         return True  # while read f; do rm "$f"; done: whatever the stream names
     return any(_WHOLE.fullmatch(posixpath.basename(o.rstrip("/")) or "") and "*" in o for o in doomed)
+
+
+def refers(word: str, ref: str) -> bool:
+    """Whether ``word`` uses the variable reference ``ref`` (``$f`` not followed by a name character)."""
+    i = word.find(ref)
+    return i >= 0 and not (ref[1] != "{" and re.match(r"\w", word[i + len(ref):i + len(ref) + 1]))
 
 
 def _generated(operand: str, generated: frozenset[str]) -> bool:

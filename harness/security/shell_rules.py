@@ -6,24 +6,38 @@ recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --f
 is one rule and a grep for ``'rm -rf'`` is not an rm. This module is the small engine that reads
 them: it parses the line (``harness.shell``), reads every command it runs through wrappers,
 nested shells, ``xargs``, ``find -exec`` and loops, spells out what the line fixes
-(``shell_line``), and tries the rules in order on each command; ``rule_plugins`` holds the
+(``Line``), and tries the rules in order on each command; ``rule_plugins`` holds the
 checks a table of flags cannot say. An interpreter one-liner's string literals are judged as
 command lines of their own when its code starts a process (``os.system``, ``execSync``).
+
+The line around a command tells more (``Line``): the words a ``for`` loop gives its variable
+(``for f in data/*; do rm "$f"; done`` deletes ``data/*``), variables the line set to a temporary
+place (``d=$(mktemp -d); mv data "$d"`` moves data out of the workspace), files or folders the
+line created empty before (``touch e && mv e data.csv`` empties data.csv, like ``cp /dev/null
+data.csv``). ``Line.prepare`` spells those words out, so one set of rules judges every spelling.
+
+``: > data.csv`` destroys data.csv's content; ``: > notes.txt`` when notes.txt does not exist
+creates an empty file, as ``touch`` does. The line alone cannot tell them apart; the workspace
+can. ``emptied_files`` returns the files a line's emptying commands empty (the rules marked
+``new_files_allowed``), or None when the line does anything else the guard blocks or names a
+target it cannot fix (``$VAR``, a glob, an unknown ``cd``): then the block stands. A target is
+new when it does not exist before the line runs and no earlier command on the line moves
+something onto it (``mv data.csv kept.csv && : > kept.csv`` still destroys).
 
 Source: seed 004, "before_tool_call hook with regex blocklist for rm -rf, git push --force, DROP TABLE", read as shell.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from functools import cache, lru_cache
 from typing import Any
 
 from harness.security.patterns import PatternFileError, read_rule_file
-from harness.security.rule_plugins import PLUGINS, Context
-from harness.security.shell_line import Line
+from harness.security.rule_plugins import PLUGINS, Context, redirect_targets, refers, writes_nothing
 from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
 from harness.shell.code import dynamic_calls, is_interpreter, mask, strings
@@ -243,4 +257,165 @@ def _rule(path: object, i: int, entry: Any, patterns: dict[str, re.Pattern[str]]
                      bool(entry.get("new_files_allowed", False)))
 
 
-__all__ = ["RuleSet", "ShellRule", "has", "judge", "judge_command", "rule_set"]
+# --- what the rest of the line tells ------------------------------------------------------------
+_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
+_COPIES = {"cp", "mv", "install", "ln", "rsync"}
+_EMPTY = "/dev/null"
+_TEMP_VAR = "$TMPDIR"
+"""How a variable the line assigned a temporary place is spelled once rewritten (``d=$(mktemp -d)``)."""
+
+
+@dataclass
+class Line:
+    temp_place: re.Pattern[str]
+    """A word naming a temporary place (``$(mktemp -d)``, ``$TMPDIR/x``, ``/tmp/x``)."""
+    temps: dict[str, str] = field(default_factory=dict)
+    """Variables the line sets: a temporary place as ``$TMPDIR``, any other value as written."""
+    made_empty: set[str] = field(default_factory=set)
+    """Files (``e``) and folders (``e/``) the line created empty so far."""
+
+    def note(self, cmd: SimpleCommand) -> None:
+        """Record the variables a command of the line assigns (``d=...``, ``export d=...``)."""
+        words = cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in _DECLARE else [])
+        for a in words:
+            name, eq, value = a.partition("=")
+            if eq and re.fullmatch(r"[A-Za-z_]\w*", name):
+                value = self._with_temps([value])[0]
+                self.temps[name] = _TEMP_VAR if self.temp_place.search(value) else value
+
+    def prepare(self, cmd: SimpleCommand, loops: dict[str, list[str] | None]) -> SimpleCommand:
+        """``cmd`` with loop variables, temporary variables and empty sources spelled out."""
+        cmd = loop_expanded(cmd, loops)
+        return self._empty_sources(replace(cmd, argv=self._with_temps(cmd.argv)))
+
+    def _with_temps(self, argv: list[str]) -> list[str]:
+        """``argv`` with words that start with a variable the line assigned spelled with its value."""
+        if not self.temps:
+            return argv
+        names = "|".join(re.escape(n) for n in sorted(self.temps))
+        rx = re.compile(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)")
+        return [self.temps[m.group(1) or m.group(2)] + w[m.end():] if (m := rx.match(w)) else w for w in argv]
+
+    def _empty_sources(self, cmd: SimpleCommand) -> SimpleCommand:
+        """Files and folders this line creates empty (``touch e``, ``mkdir e``) are empty sources
+        later on the line, like ``/dev/null``: ``touch e && mv e data.csv`` empties data.csv and
+        ``mkdir e && rsync -a --delete e/ data/`` empties data/. The command comes back with such
+        a source spelled ``/dev/null``, so one set of rules judges both."""
+        prog, args = program(cmd.argv), cmd.argv[1:]
+        operands = [a.rstrip("/") or a for a in args if not a.startswith("-")]
+        if prog in ("touch", "mkdir"):  # a folder is "d/" (copying or moving one replaces nothing)
+            self.made_empty.update(o + ("/" if prog == "mkdir" else "") for o in operands)
+            return cmd
+        if prog not in _COPIES or not self.made_empty:
+            return cmd
+        kind = "/" if prog == "rsync" else ""
+        argv = [cmd.argv[0]] + [_EMPTY if not a.startswith("-") and (a.rstrip("/") or a) + kind in self.made_empty else a
+                                for a in args]
+        return replace(cmd, argv=argv)
+
+
+def loop_expanded(cmd: SimpleCommand, loop_words: dict[str, list[str] | None]) -> SimpleCommand:
+    """``cmd`` with each ``for`` variable of ``loop_words`` replaced by the words the loop gives
+    it (every iteration at once: for a deletion the union is what is lost)."""
+    if not any(v for v in loop_words.values()):
+        return cmd
+    argv: list[str] = []
+    for word in cmd.argv:
+        ref = next(((r, items) for name, items in loop_words.items() if items
+                    for r in (f"${{{name}}}", f"${name}") if refers(word, r)), None)
+        argv += [word.replace(ref[0], item) for item in ref[1]] if ref else [word]
+    return replace(cmd, argv=argv, loop_words=loop_words)
+
+
+# --- files an emptying command empties ----------------------------------------------------------
+_UNFIXED = re.compile(r"[$`*?\[\]{}~]")
+_FILLS = {"mv", "rename", "ln"}
+"""Programs that put existing content at their last operand (a target filled earlier is not new)."""
+
+
+def emptied_files(command: str, rules_file: str = "destructive_commands.yaml") -> list[str] | None:
+    """The files the line's emptying commands empty (relative to the root, ``cd`` followed);
+    None when the block must stand regardless (another rule, a target the line cannot fix, or a
+    target an earlier command moved content onto)."""
+    ruleset = rule_set(rules_file)
+    line = Line(ruleset.patterns["temp_place"])
+    targets: list[str] = []
+    filled: set[str] = set()
+    cwd = ""
+    for cmd in parse(command).commands:
+        if program(cmd.argv) in ("cd", "pushd", "popd"):
+            moved = _cd(cwd, cmd.argv)
+            if moved is None:
+                return None  # cd -, cd "$X": targets are then relative to an unknown place
+            cwd = moved
+            continue
+        for c in expand(cmd):
+            c = line.prepare(c, {})
+            rule = judge_command(c, ruleset)
+            if rule is not None:
+                found = [_join(cwd, t) for t in _targets(c, ruleset)] if rule.new_files_allowed else []
+                if not found or any(_UNFIXED.search(t) for t in found) or set(found) & filled:
+                    return None
+                targets += found
+            if program(c.argv) in _FILLS and (ops := split_flags(c.argv[1:])[1]):
+                filled.add(_join(cwd, ops[-1]))
+    return targets or None
+
+
+def _targets(cmd: SimpleCommand, ruleset: RuleSet) -> list[str]:
+    """The files one emptying command empties ([]: not one of the known forms)."""
+    prog, args = program(cmd.argv), cmd.argv[1:]
+    if is_interpreter(prog) and interpreter_code(cmd):
+        return _code_targets(cmd, ruleset)
+    redirected = redirect_targets(cmd)
+    if redirected and writes_nothing(cmd):
+        return redirected
+    operands = split_flags(args)[1]
+    if prog in ("cp", "mv", "install", "ln") and len(operands) >= 2:
+        return [operands[-1]]
+    if prog == "tee":
+        return operands
+    if prog == "dd":
+        return [a[3:] for a in args if a.startswith("of=")]
+    if prog == "truncate":  # the size's value is an operand to split_flags when not glued: drop it
+        return [o for o in operands if not re.fullmatch(r"[<>/%]?-?\d+[KMGTPE]?i?B?", o, re.I)]
+    return []
+
+
+_P = r"""(?P<q>['"`])(?P<path>[^'"`$\n{}]+)(?P=q)"""
+_CODE_TARGETS = [re.compile(rx) for rx in (
+    r"\bopen(?:Sync)?\s*\(\s*" + _P + r"\s*,\s*(?:mode\s*=\s*)?['\"][wW]b?\+?['\"]\s*\)(?:\.close\(\))?",
+    r"\bPath\(\s*" + _P + r"\s*\)\.(?:open\(\s*(?:mode\s*=\s*)?['\"]w['\"]\s*\)|write_(?:text|bytes)\(\s*b?(?:''|\"\")\s*\))",
+    r"\b(?:writeFileSync|writeFile|File\.write|IO\.write|file_put_contents)\s*\(\s*" + _P + r"\s*,\s*(?:''|\"\"|``)\s*\)",
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['\"]>['\"]\s*,\s*" + _P + r"\s*\)?",
+)]
+
+
+def _code_targets(cmd: SimpleCommand, ruleset: RuleSet) -> list[str]:
+    """Literal paths a one-liner opens for writing and leaves empty; [] unless, without those
+    sites, the code empties nothing else."""
+    code = interpreter_code(cmd)
+    found, rest = [], code
+    for rx in _CODE_TARGETS:
+        found += [m.group("path") for m in rx.finditer(rest)]
+        rest = rx.sub("None", rest)
+    if not found or not code:
+        return []
+    argv = [rest if a == code else a for a in cmd.argv]
+    stdin = rest if cmd.stdin_text == code else cmd.stdin_text
+    return found if judge_command(replace(cmd, argv=argv, stdin_text=stdin), ruleset) is None else []
+
+
+def _cd(cwd: str, argv: list[str]) -> str | None:
+    """The directory after ``cd`` (relative to the root), None when the line cannot fix it."""
+    target = next((a for a in argv[1:] if not a.startswith("-")), None)
+    if program(argv) == "popd" or target is None or _UNFIXED.search(target):
+        return None
+    return _join(cwd, target)
+
+
+def _join(cwd: str, path: str) -> str:
+    return posixpath.normpath(posixpath.join(cwd, path)) if cwd or path.startswith("./") else path
+
+
+__all__ = ["Line", "RuleSet", "ShellRule", "emptied_files", "has", "judge", "judge_command", "rule_set"]
