@@ -37,7 +37,14 @@ from functools import cache, lru_cache
 from typing import Any
 
 from harness.security.patterns import PatternFileError, read_rule_file
-from harness.security.rule_plugins import PLUGINS, Context, redirect_targets, refers, writes_nothing
+from harness.security.rule_plugins import (
+    OUTPUT,
+    PLUGINS,
+    Context,
+    redirect_targets,
+    refers,
+    writes_nothing,
+)
 from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
 from harness.shell.code import dynamic_calls, is_interpreter, mask, strings
@@ -46,8 +53,6 @@ from harness.shell.wrappers import skip_options, word_set
 _KEYS = {"programs", "sub", "flags", "not_flags", "value_options", "operands", "kv", "args_any", "redirect", "via",
          "code", "plugin"}
 _OPERAND_KEYS = {"min", "max", "first", "last", "any", "rest_any", "first_not"}
-_OUTPUT = (">", ">|", "&>", ">&")
-_AWKS = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
 _MAX_DEPTH = 2
 
 
@@ -68,7 +73,7 @@ class Entry:
         rest = _after_sub(prog, cmd.argv[1:], e["sub"], e.get("value_options", ())) if "sub" in e else cmd.argv[1:]
         if rest is None:
             return False
-        if "redirect" in e and not any(op in _OUTPUT and patterns[e["redirect"]].search(t) for op, t in cmd.redirects):
+        if "redirect" in e and not any(op in OUTPUT and patterns[e["redirect"]].search(t) for op, t in cmd.redirects):
             return False
         if "kv" in e:
             kv = dict(a.split("=", 1) for a in rest if "=" in a)
@@ -135,7 +140,7 @@ def judge_command(cmd: SimpleCommand, ruleset: RuleSet, loops: dict[str, list[st
             return rule
     if ctx.code:
         return _strings_as_shell(ctx.code, ctx.said, ruleset, depth, disabled)
-    if prog in _AWKS:  # awk 'BEGIN { system("rm -rf x") }': its strings may run as commands
+    if prog in ruleset.sets["awks"]:  # awk 'BEGIN { system("rm -rf x") }': its strings may run as commands
         text = next((a for a in cmd.argv[1:] if not a.startswith("-")), "")
         return _strings_as_shell(text, mask(text, prog), ruleset, depth, disabled)
     return None
