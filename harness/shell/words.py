@@ -49,37 +49,29 @@ def expand_word(word: str, scope: Scope, depth: int = 0) -> str | None:
     """The word with quotes removed and expansions evaluated, or None when some part is unknown."""
     if "$" not in word and "`" not in word:
         return word.replace('"', "").replace("'", "")
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(word):
-        ch = word[i]
+        ch, end = word[i], i + 1
+        value: str | None = ch
         if ch == "\\" and i + 1 < len(word):
-            out.append(word[i + 1])
-            i += 2
+            value, end = word[i + 1], i + 2
         elif ch == "'":
-            end = word.find("'", i + 1)
-            end = len(word) if end < 0 else end
-            out.append(word[i + 1:end])
-            i = end + 1
+            close = word.find("'", i + 1)
+            close = len(word) if close < 0 else close
+            value, end = word[i + 1:close], close + 1
         elif ch == '"':
-            i += 1
+            value = ""
         elif ch == "`" or word.startswith("$(", i):
             end = span_end(word, i)
             inner = word[i + 1:end - 1] if ch == "`" else word[i + 2:end - 1]
-            if inner.startswith("("):  # $(( arithmetic ))
-                return None
-            value = run_substitution(inner, scope, depth + 1)
-            if value is None:
-                return None
-            out.append(value)
-            i = end
+            value = None if inner.startswith("(") else run_substitution(inner, scope, depth + 1)  # $((: arithmetic
         elif ch == "$":
-            value, i = _parameter(word, i, scope, depth)
-            if value is None:
-                return None
-            out.append(value)
-        else:
-            out.append(ch)
-            i += 1
+            value, end = _parameter(word, i, scope, depth)
+        if value is None:
+            return None
+        out.append(value)
+        i = end
     return "".join(out)
 
 
@@ -144,13 +136,7 @@ def _parameter(word: str, i: int, scope: Scope, depth: int) -> tuple[str | None,
 
 
 def _lookup(name: str, scope: Scope) -> str | None:
-    if name == "PWD":
-        return scope.cwd
-    if name == "OLDPWD":
-        return scope.oldpwd
-    if name == "HOME":
-        return "~"
-    return scope.vars.get(name)
+    return {"PWD": scope.cwd, "OLDPWD": scope.oldpwd, "HOME": "~"}.get(name, scope.vars.get(name))
 
 
 def _braced(expr: str, scope: Scope, depth: int) -> str | None:
@@ -265,8 +251,8 @@ def _evaluate(words: list[str], scope: Scope, depth: int) -> str | None:
         target = operands[0] if operands else "~"
         if scope.cwd is None or target.startswith("~"):
             scope.cwd = None
-            return ""
-        scope.oldpwd, scope.cwd = scope.cwd, posixpath.normpath(posixpath.join(scope.cwd, target))
+        else:
+            scope.oldpwd, scope.cwd = scope.cwd, posixpath.normpath(posixpath.join(scope.cwd, target))
         return ""
     if prog == "pwd":
         return scope.cwd
@@ -287,7 +273,5 @@ def _evaluate(words: list[str], scope: Scope, depth: int) -> str | None:
 
 def _dirname(path: str) -> str:
     stripped = path.rstrip("/")
-    if not stripped:
-        return "/"
     head = posixpath.dirname(stripped).rstrip("/")
-    return head or ("/" if stripped.startswith("/") else ".")
+    return "/" if not stripped else head or ("/" if stripped.startswith("/") else ".")
