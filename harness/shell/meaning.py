@@ -21,7 +21,7 @@ from typing import Any
 from harness.shell.code import code_flags, interpreter_valued, is_interpreter
 from harness.shell.cwd import Relative, chdir_option
 from harness.shell.paths import path_key
-from harness.shell.runs import shell_script, shells
+from harness.shell.runs import has_c, shell_script, shells
 from harness.shell.wrappers import unwrap
 
 _ATTACHED = re.compile(r"^-([A-Za-z]+)(\d+)$")
@@ -45,15 +45,10 @@ def program_key(word: str) -> str:
     return path
 
 
-def program_argv(argv: list[str]) -> list[str]:
-    """``argv`` without the wrappers and interpreters in front of the program that does the
-    work: ``timeout 30 sh ./run.sh -x`` -> ``./run.sh -x`` (``wrappers``)."""
-    return command_argv(argv)[0]
-
-
 def command_argv(argv: list[str]) -> tuple[list[str], str, bool]:
-    """``program_argv``; ``"xargs>"`` when the program runs through ``xargs``; and whether the
-    program is a file named by its path (``./gen.sh``, ``python app.py``), not a command."""
+    """``argv`` without the wrappers and interpreters in front of the program that does the work
+    (``timeout 30 sh ./run.sh -x`` -> ``./run.sh -x``); ``"xargs>"`` when the program runs through
+    ``xargs``; and whether the program is a file named by its path (``./gen.sh``, ``python app.py``)."""
     argv, via = unwrap(list(argv))
     run = _interpreted(argv)
     return run, via, bool(run) and ("/" in run[0] or run is not argv)
@@ -68,7 +63,7 @@ def _interpreted(argv: list[str]) -> list[str]:
     i, valued = 1, interpreter_valued()
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
         word = argv[i]
-        if word not in valued and (word in code_flags() or (name in shells() and _has_c(word))):
+        if word not in valued and (word in code_flags() or (name in shells() and has_c(word))):
             return argv  # inline code: the call is that code, kept as written
         if word == "-m" and i + 1 < len(argv) and argv[0].startswith(("python", "pypy")):
             return [argv[i + 1].replace(".", "/") + ".py", *argv[i + 2:]]
@@ -76,15 +71,10 @@ def _interpreted(argv: list[str]) -> list[str]:
     return argv[i:] if i < len(argv) else argv
 
 
-def _has_c(word: str) -> bool:
-    """A shell's short-option cluster that includes ``-c`` (``-c``, ``-lc``, ``-euxc``)."""
-    return not word.startswith("--") and "c" in word[1:] and word[1:].isalpha()
-
-
 def inline_script(argv: list[str]) -> str | None:
     """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``timeout 9 zsh -l -c``,
     ``su - app -c``), if that is the call (``runs.shell_script``, which the guards read too)."""
-    return shell_script(program_argv(argv))
+    return shell_script(command_argv(argv)[0])
 
 
 def simple_key(

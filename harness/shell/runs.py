@@ -122,12 +122,17 @@ def _c_cluster(word: str) -> bool:
     return word.startswith("-") and not word.startswith("--") and word.endswith("c")
 
 
+def has_c(word: str) -> bool:
+    """A shell's short-option cluster that includes ``-c`` (``-c``, ``-lc``, ``-euxc``)."""
+    return word.startswith("-") and not word.startswith("--") and "c" in word[1:]
+
+
 def _shell_options(argv: list[str]) -> tuple[int, bool]:
     """Where a shell's operands start in ``argv`` (past ``-o pipefail``, ``-e``, ``+x`` ...), and
     whether ``-c`` (alone or in a cluster: ``-lc``, ``-euxc``) was among the options."""
     i, found = 1, False
     while i < len(argv) and argv[i][:1] in "-+" and argv[i] not in ("-", "--"):
-        found = found or argv[i][0] == "-" and not argv[i].startswith("--") and "c" in argv[i][1:]
+        found = found or has_c(argv[i])
         i += 2 if argv[i] in ("-o", "+o", "-O", "+O") else 1
     return i, found
 
