@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from harness.shell.wrappers import programs
+
 if TYPE_CHECKING:
     from harness.shell.syntax import SimpleCommand
 
@@ -66,26 +68,15 @@ def soften_prefixes(text: str) -> str:
     return "".join(out)
 
 
-_PAGERS = frozenset({"less", "more", "most", "pg"})
-_PAGER_FLAGS = frozenset("-R -r -S -X -F -K -e -E".split())
-_TEE_FLAGS = frozenset("-a --append -i --ignore-interrupts -p".split())
-_NULL = frozenset({"/dev/null"})
-
-
 def passes_through(c: SimpleCommand) -> bool:
-    """Whether ``c`` reads a pipe and writes its input to its output unchanged."""
-    if not c.piped_from or c.redirects or c.assignments or not c.argv:
+    """Whether ``c`` reads a pipe and writes its input to its output unchanged (``programs.yaml``,
+    ``pass_through``)."""
+    spec = programs()["pass_through"].get(c.argv[0]) if c.argv else None
+    if not c.piped_from or c.redirects or c.assignments or spec is None:
         return False
-    program, words = c.argv[0], c.argv[1:]
-    flags = {w for w in words if w.startswith("-") and w != "-"}
-    operands = [w for w in words if w not in flags]
-    if program == "cat":
-        return flags <= {"-u"} and set(operands) <= {"-"}
-    if program == "tee":
-        return flags <= _TEE_FLAGS and set(operands) <= _NULL
-    if program in _PAGERS:
-        return flags <= _PAGER_FLAGS and not operands
-    return False
+    flags = {w for w in c.argv[1:] if w.startswith("-") and w != "-"}
+    operands = {w for w in c.argv[1:] if w not in flags}
+    return flags <= set(spec.get("flags", ())) and operands <= set(spec.get("operands", ()))
 
 
 _TIME_REPORT = re.compile(

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from harness.shell.wrappers import programs
+
 READ_KEY = "readfile"
 """The name every whole-file read is keyed under."""
 _READ_WORDS = frozenset({"read", "view", "cat"})
@@ -24,12 +26,6 @@ _READ_WORDS = frozenset({"read", "view", "cat"})
 _NAME_WORDS = frozenset({"read", "view", "cat", "file", "text", "show", "open", "contents", "content", "fs"})
 """... and only these."""
 _PATH_ARGS = ("path", "file_path", "filepath", "file", "filename", "target_file", "absolute_path")
-_WHOLE = {
-    "cat": frozenset({"-u"}), "less": frozenset("-R -r -S -X -F -K".split()),
-    "more": frozenset(), "bat": frozenset({"-p", "-P", "--plain", "--paging=never"}),
-    "batcat": frozenset({"-p", "-P", "--plain", "--paging=never"}),
-}
-"""Programs that print a whole file, with the flags that do not change what they print."""
 _COUNT = re.compile(r"^-?(\d+)$")
 _WHOLE_COUNT = 200
 """A ``head``/``tail`` count from which the call asks for the whole file (``head -n 500 notes.txt``,
@@ -55,7 +51,8 @@ def shell_read_path(key: list[Any]) -> str | None:
     if redirects or len(program) != 1:
         return None
     name = program[0]
-    if name in _WHOLE and set(flags) <= _WHOLE[name] and len(operands) == 1:
+    whole = programs()["whole_reads"]
+    if name in whole and set(flags) <= set(whole[name]) and len(operands) == 1:
         return str(operands[0])
     if name in ("head", "tail") and set(flags) <= {"-n"} and len(operands) == 2 and _whole(name, operands[0]):
         return str(operands[1])  # a count that reaches the end reads it all (results tell)
