@@ -38,11 +38,10 @@ ARGUMENT, REDIRECTION, COMPUTED, CODE = "shell-file-argument", "shell-redirectio
 
 def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     """``(cwd, word)`` pairs: each word that may name a file, with the directory (relative to the
-    workspace root, ``cd`` followed) it is relative to. ``~``/``$HOME`` are kept as ``~``.
-
-    ``root`` (the workspace root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their
-    ``dirname`` be evaluated (``words``); such words come back absolute. A word the line
-    cannot fix but builds with parent-directory operations comes back as ``..`` (fail closed)."""
+    workspace root, ``cd`` followed) it is relative to; ``~``/``$HOME`` kept as ``~``. ``root``
+    (the root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their ``dirname`` be evaluated
+    (such words come back absolute); a word built with parent-directory operations the line cannot
+    fix comes back as ``..`` (fail closed)."""
     return [(cwd, word) for cwd, word, _ in file_words(command, root)]
 
 
@@ -139,9 +138,7 @@ def _words(cmd: SimpleCommand) -> list[tuple[str, str]]:
     for i, a in enumerate(cmd.argv[1:], 1):
         if i in scripts:
             continue  # sed -n '/x/p', grep '/api/v1' src, jq '.a' f: a pattern or program, not a file
-        option = a.split("=", 1)[0] if a.startswith("-") else cmd.argv[i - 1]
-        if a.startswith("-"):
-            a = a.split("=", 1)[1] if "=" in a else ""
+        option, _, a = a.partition("=") if a.startswith("-") else (cmd.argv[i - 1], "", a)
         if params and i >= params and a.startswith("/") and option not in _table()["runner_file_options"]:
             continue  # an absolute parameter of the workspace's own code (see _parameters_from)
         words.append((a, ARGUMENT))
@@ -163,15 +160,12 @@ def _table() -> dict[str, Any]:
 def _parameters_from(argv: list[str]) -> int:
     """Index of the first parameter of the workspace's own code; 0 when the program is not one.
 
-    ``./finish_job.sh /var/lib/jobs/42``, ``python3 src/job.py --out /srv/x``: the program is a
-    file in the workspace, and what it does with its parameters is in its own text, not on the
-    line. An absolute parameter is as often a name (a target on the machine the script manages,
-    a key, a remote path) as a file the script opens, and the script could open any absolute
-    path written inside it anyway: checking it would deny faithful calls without confining
-    anything. Parameters that climb out relative to the workspace (``../secret``) or name the
-    home directory can only be local files next to it and are still checked; so are the
-    redirections, the script itself, and every operand of any other program (``cat``, ``cp``,
-    ``tar``, an unknown system program), which the guard reads as files (fail closed)."""
+    ``./finish_job.sh /var/lib/jobs/42``, ``python3 src/job.py --out /srv/x``: what the script does
+    with a parameter is in its text, not on the line, and an absolute one is as often a name (a
+    target the script manages, a remote path) as a file it opens; checking it would deny faithful
+    calls without confining anything. Parameters that climb out (``../secret``) or name the home
+    directory are still checked, as are the redirections, the script itself, and every operand of
+    any other program (``cat``, ``tar``, an unknown system program: fail closed)."""
     if _workspace_file(argv[0], need_slash=True):
         return 1
     prog = program(argv)

@@ -76,13 +76,11 @@ class Parsed:
 def parse(command: str) -> Parsed:
     """Every simple command of ``command``, in source order (nested ones included); cached."""
     text, bodies = _cut_heredocs(_CONTINUATION.sub(" ", command))
-    if len(text) <= _MAX_INPUT:
-        trees = _first_parse(text)
-        if trees is not None:
-            out: list[SimpleCommand] = []
-            for tree in trees:
-                _walk(tree, out)
-            return Parsed(tuple(_attach(out, bodies)), True)
+    if len(text) <= _MAX_INPUT and (trees := _first_parse(text)) is not None:
+        out: list[SimpleCommand] = []
+        for tree in trees:
+            _walk(tree, out)
+        return Parsed(tuple(_attach(out, bodies)), True)
     return Parsed(tuple(_attach(tokenize(text), bodies)), False)
 
 
@@ -231,13 +229,8 @@ def _loop_variables(node: object, body: list[SimpleCommand]) -> None:
     parts = list(getattr(node, "parts", None) or [])
     words: dict[str, list[str] | None] = {}
     if getattr(node, "kind", "") == "for" and parts[1:2] and getattr(parts[1], "kind", "") == "word":
-        items = []
-        for p in parts[2:]:
-            if getattr(p, "kind", "") == "word" and getattr(parts[2], "word", "") == "in":
-                items.append(p.word)
-            elif getattr(p, "kind", "") != "word" and getattr(p, "word", "") != "in":
-                break
-        words[parts[1].word] = items
+        given = len(parts) > 2 and getattr(parts[2], "word", "") == "in"  # `for f; do`: no words given
+        words[parts[1].word] = [p.word for p in takewhile(lambda p: p.kind == "word", parts[3:])] if given else []
     else:  # while read -r f; do ...: the condition's `read` sets one value per input line
         for c in body:
             if c.argv[:1] == ["read"]:
