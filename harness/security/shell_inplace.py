@@ -209,13 +209,10 @@ def _perl_like(args: list[str], fed: bool) -> bool:
     while i < len(args):
         a = args[i]
         if a.startswith("-") and not a.startswith("--") and len(a) > 1 and code is None or a in ("-e", "-E"):
-            letters = a[1:]
-            if "i" in letters:
-                _, _, suffix = letters.partition("i")
-                if suffix:
-                    return False  # -i.bak (and -pie: backup suffix "e") keeps a backup
-                inplace = "i"
-                letters = letters.replace("i", "")
+            letters, in_place, suffix = a[1:].partition("i")
+            if suffix:
+                return False  # -i.bak (and -pie: backup suffix "e") keeps a backup
+            inplace = inplace or in_place
             loop += "".join(ch for ch in letters if ch in "np")
             if letters.endswith(("e", "E")) and i + 1 < len(args):
                 code = (code + "\n" if code else "") + args[i + 1]
@@ -229,9 +226,7 @@ def _perl_like(args: list[str], fed: bool) -> bool:
         blank = re.search(r"\$_\s*=\s*(?:\"\"|''|q[qw]?\s*[({\[/]\s*[)}\]/]|undef\b)|\bundef\s*\(?\s*\$_|\$_\s*=\s*\(\)", code)
         conditional = re.search(r"\b(?:if|unless)\b|&&|\|\||\?", code)
         return bool(blank) and not conditional
-    if "n" in loop and not re.search(r"\b(?:print|printf|say|puts|syswrite|write)\b|\$stdout|\bp\b", code):
-        return True
-    return False
+    return "n" in loop and not re.search(r"\b(?:print|printf|say|puts|syswrite|write)\b|\$stdout|\bp\b", code)
 
 
 _WHOLE = re.compile(r"^\s*:?\s*(?:%|,|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^\.\*|\^\.\*\$|\.)?/)\s*"
