@@ -249,9 +249,8 @@ def _rule(path: object, i: int, entry: Any, patterns: dict[str, re.Pattern[str]]
             raise PatternFileError(f"{at}: no pattern named {missing} under 'patterns'")
         if set(spec.get("operands") or {}) - _OPERAND_KEYS:
             raise PatternFileError(f"{at}: operands takes {sorted(_OPERAND_KEYS)}")
-        spec = {**spec, "sub": [spec["sub"]] if isinstance(spec.get("sub"), str) else spec.get("sub")}
-        if spec["sub"] is None:
-            del spec["sub"]
+        if isinstance(spec.get("sub"), str):
+            spec = {**spec, "sub": [spec["sub"]]}
         try:
             code = re.compile(spec["code"], re.I) if "code" in spec else None
             args_any = re.compile(spec["args_any"]) if "args_any" in spec else None

@@ -126,15 +126,11 @@ def unwrap(argv: list[str]) -> tuple[list[str], str]:
     with no command after it (``env`` alone prints the environment) is the command itself."""
     via = ""
     for _ in range(_DEPTH):
-        if not argv:
-            break
-        if program(argv) == "xargs":
-            rest = _after_xargs_options(argv)
-            if not rest:
-                break
-            argv, via = rest, "xargs>"
-            continue
-        rest = wrapped(argv)
+        if program(argv) == "xargs":  # its -I {} is kept with the command, whose words use the name
+            i, keep = xargs_command(argv)
+            rest, via = ([argv[i], *keep, *argv[i + 1:]], "xargs>") if i < len(argv) else (None, via)
+        else:
+            rest = wrapped(argv)
         if not rest:
             break
         argv = rest
@@ -142,12 +138,6 @@ def unwrap(argv: list[str]) -> tuple[list[str], str]:
 
 
 _XARGS_REPLACE = re.compile(r"^(?:-I|-i|--replace)")
-
-
-def _after_xargs_options(argv: list[str]) -> list[str] | None:
-    """``xargs``'s command; ``-I {}`` is kept with it, since the command's words use the name."""
-    i, keep = xargs_command(argv)
-    return [argv[i], *keep, *argv[i + 1:]] if i < len(argv) else None
 
 
 def xargs_command(argv: list[str]) -> tuple[int, list[str]]:
