@@ -115,8 +115,11 @@ _budget = threading.local()
 """Tokens left to the parse under way in this thread (None: no parse of ours is under way)."""
 
 
-def _install_token_budget() -> None:
-    """Stop bashlex after a number of tokens proportional to the input.
+_bashlex_token = bashlex.tokenizer.tokenizer.token
+
+
+def _counted_token(self: Any) -> Any:
+    """bashlex's tokenizer, stopped after a number of tokens proportional to the input.
 
     bashlex 0.18 never returns on some malformed words (an unmatched quote inside a backtick
     substitution: its tokenizer emits the same word forever). A line of N characters has at most
@@ -124,20 +127,15 @@ def _install_token_budget() -> None:
     far above that means the tokenizer is stuck; the line is then read by the tolerant tokenizer
     like any other line bashlex rejects. Counting tokens costs one comparison per token (a
     profile hook counting every function call made parsing 2.5x slower)."""
-    original = bashlex.tokenizer.tokenizer.token
-
-    def token(self: Any) -> Any:
-        left = getattr(_budget, "left", None)
-        if left is not None:
-            if left <= 0:
-                raise _OverBudget
-            _budget.left = left - 1
-        return original(self)
-
-    bashlex.tokenizer.tokenizer.token = token  # type: ignore[method-assign]
+    left = getattr(_budget, "left", None)
+    if left is not None:
+        if left <= 0:
+            raise _OverBudget
+        _budget.left = left - 1
+    return _bashlex_token(self)
 
 
-_install_token_budget()
+bashlex.tokenizer.tokenizer.token = _counted_token  # type: ignore[method-assign]
 
 
 def _soften_lists(text: str) -> str:
