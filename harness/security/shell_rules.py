@@ -2,27 +2,23 @@
 
 The rules are data (``shell_rules`` of ``harness/rules/destructive_commands.yaml``): each names
 what a program does with its flags and arguments, not how a line is spelled, so ``rm`` with
-recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``, ``-Rf``)
-is one rule and a grep for ``'rm -rf'`` is not an rm. This module is the small engine that reads
-them: it parses the line (``harness.shell``), reads every command it runs through wrappers,
-nested shells, ``xargs``, ``find -exec`` and loops, spells out what the line fixes
-(``Line``), and tries the rules in order on each command; ``rule_plugins`` holds the
-checks a table of flags cannot say. An interpreter one-liner's string literals are judged as
+recursive and force flags in any spelling (``-rf``, ``-r -f``, ``--recursive --force``) is one
+rule and a grep for ``'rm -rf'`` is not an rm. This small engine parses the line
+(``harness.shell``), reads every command it runs through wrappers, nested shells, ``xargs``,
+``find -exec`` and loops, and tries the rules in order on each command; ``rule_plugins`` holds
+the checks a table of flags cannot say. An interpreter one-liner's string literals are judged as
 command lines of their own when its code starts a process (``os.system``, ``execSync``).
 
-The line around a command tells more (``Line``): the words a ``for`` loop gives its variable
-(``for f in data/*; do rm "$f"; done`` deletes ``data/*``), variables the line set to a temporary
-place (``d=$(mktemp -d); mv data "$d"`` moves data out of the workspace), files or folders the
-line created empty before (``touch e && mv e data.csv`` empties data.csv, like ``cp /dev/null
-data.csv``). ``Line.prepare`` spells those words out, so one set of rules judges every spelling.
+Each command is judged with what the line around it fixes (``Line``): the words a ``for`` loop
+gives its variable (``for f in data/*; do rm "$f"; done`` deletes ``data/*``), variables set to a
+temporary place (``d=$(mktemp -d); mv data "$d"``), files the line created empty before (``touch
+e && mv e data.csv`` empties data.csv, like ``cp /dev/null data.csv``).
 
-``: > data.csv`` destroys data.csv's content; ``: > notes.txt`` when notes.txt does not exist
-creates an empty file, as ``touch`` does. The line alone cannot tell them apart; the workspace
-can. ``emptied_files`` returns the files a line's emptying commands empty (the rules marked
-``new_files_allowed``), or None when the line does anything else the guard blocks or names a
-target it cannot fix (``$VAR``, a glob, an unknown ``cd``): then the block stands. A target is
-new when it does not exist before the line runs and no earlier command on the line moves
-something onto it (``mv data.csv kept.csv && : > kept.csv`` still destroys).
+``: > notes.txt`` empties a file, or creates an empty one when it does not exist, as ``touch``
+does; only the workspace can tell. ``emptied_files`` returns the files a line's emptying commands
+empty (rules marked ``new_files_allowed``), or None when the block must stand: the line does
+anything else the guard blocks, names a target it cannot fix (``$VAR``, a glob, an unknown
+``cd``), or an earlier command moves something onto it (``mv data.csv kept.csv && : > kept.csv``).
 
 Source: seed 004, "before_tool_call hook with regex blocklist for rm -rf, git push --force, DROP TABLE", read as shell.
 """
