@@ -89,6 +89,8 @@ _BEFORE_REGEX = re.compile(r"(?:^|[(,=~!&|{};:?\[+\-*%<>^]|\b(?:if|unless|and|or
                            r"|until|map|join|print|puts|match|scan|sub|gsub|index))\s*$")
 _QUOTE_LIKE = {"perl": re.compile(r"(?<![\w$@%&>-])(?:m|qr|qq|qw|q|s|tr|y)(?=[/{(\[<!|#~@^:\"'])"),
                "ruby": re.compile(r"(?<![\w$@])%[rqQwWi](?=[/{(\[<!|])")}
+_COMMENTED = ("python", "pypy", "ruby", "perl", "Rscript", "julia", "elixir", "raku")
+"""Languages whose comments start with ``#``."""
 _PAIRS = {"{": "}", "(": ")", "[": "]", "<": ">"}
 _KEEP = re.compile(r"^(?:[rwabxt+<>]{0,3}|/dev/\S*)$")
 
@@ -97,32 +99,25 @@ def mask(code: str, prog: str) -> str:
     """``code`` with the contents of its string and regex literals blanked (see the module doc)."""
     regexes = bool(_REGEX_LANGS.match(prog))
     quote_like = _QUOTE_LIKE.get(prog)
-    out, i, n = [], 0, len(code)
+    out: list[str] = []
+    i, n = 0, len(code)
     while i < n:
-        ch = code[i]
-        if ch == "#" and prog.startswith(("python", "pypy", "ruby", "perl", "Rscript", "julia", "elixir", "raku")) and _line_start_or_space(code, i):
-            end = code.find("\n", i)
-            end = n if end < 0 else end
-            out.append("_" * (end - i))  # a comment is not code either
-            i = end
-            continue
-        if ch in "'\"`":
-            end = _closing(code, i + 1, ch)
-            out.append(ch + _blank(code[i + 1:end]) + code[end:end + 1])
-            i = end + 1
-            continue
-        if quote_like and (m := quote_like.match(code, i)):
+        ch, end = code[i], i + 1
+        piece = ch
+        if ch == "#" and prog.startswith(_COMMENTED) and _line_start_or_space(code, i):
+            end = n if code.find("\n", i) < 0 else code.find("\n", i)
+            piece = "_" * (end - i)  # a comment is not code either
+        elif ch in "'\"`":
+            close = _closing(code, i + 1, ch)
+            piece, end = ch + _blank(code[i + 1:close]) + code[close:close + 1], close + 1
+        elif quote_like and (m := quote_like.match(code, i)):
             end = _quote_like_end(code, m.end(), m.group(0))
-            out.append(code[i:m.end() + 1] + "_" * max(0, end - m.end() - 1))
-            i = end
-            continue
-        if regexes and ch == "/" and _BEFORE_REGEX.search("".join(out[-40:])[-40:]) and not code.startswith("//", i):
-            end = _closing(code, i + 1, "/")
-            out.append("/" + "_" * (end - i - 1) + code[end:end + 1])
-            i = end + 1
-            continue
-        out.append(ch)
-        i += 1
+            piece = code[i:m.end() + 1] + "_" * max(0, end - m.end() - 1)
+        elif regexes and ch == "/" and _BEFORE_REGEX.search("".join(out[-40:])[-40:]) and not code.startswith("//", i):
+            close = _closing(code, i + 1, "/")
+            piece, end = "/" + "_" * (close - i - 1) + code[close:close + 1], close + 1
+        out.append(piece)
+        i = end
     return "".join(out)
 
 
