@@ -258,7 +258,6 @@ def _rule(path: object, i: int, entry: Any, patterns: dict[str, re.Pattern[str]]
 
 
 # --- what the rest of the line tells ------------------------------------------------------------
-_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
 _COPIES = {"cp", "mv", "install", "ln", "rsync"}
 _EMPTY = "/dev/null"
 _TEMP_VAR = "$TMPDIR"
@@ -276,7 +275,7 @@ class Line:
 
     def note(self, cmd: SimpleCommand) -> None:
         """Record the variables a command of the line assigns (``d=...``, ``export d=...``)."""
-        words = cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in _DECLARE else [])
+        words = cmd.assignments + (cmd.argv[1:] if program(cmd.argv) in word_set("declares") else [])
         for a in words:
             name, eq, value = a.partition("=")
             if eq and re.fullmatch(r"[A-Za-z_]\w*", name):

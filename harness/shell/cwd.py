@@ -18,7 +18,7 @@ import re
 
 from harness.shell.paths import path_key
 from harness.shell.syntax import parse
-from harness.shell.words import Scope, assign, expand_word, span_end
+from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, span_end
 from harness.shell.wrappers import programs
 
 _RELATIVE = re.compile(r"^(?![/~$-])[\w.@%+,:*?/-]+$")
@@ -97,11 +97,6 @@ class Relative:
         return path_key(word, self.root)
 
 
-_SENTINEL_ROOT = "/.workspace"
-"""The root words are expanded against when the workspace's is not known: ``$(pwd)/x`` is still
-``x``, and no real path starts with it."""
-
-
 class Expander:
     """The words of a line with the parts the line itself fixes evaluated (``words``, the
     path guard's evaluator: ``$(pwd)``, `` `pwd` ``, ``$(realpath .)``, ``${PWD%/}``,
@@ -111,7 +106,7 @@ class Expander:
     of the line (bashlex lists them after the one that holds them: ``skip``)."""
 
     def __init__(self, root: str | None) -> None:
-        self.root = root or _SENTINEL_ROOT
+        self.root = root or STAND_IN_ROOT
         self.scope = Scope(self.root, {}, set(), None)
         self.used: set[str] = set()
         """Variables of the line that an evaluated word used (their assignment is then in it)."""

@@ -25,8 +25,8 @@ from harness.shell.code import STRING, computed_paths, is_interpreter
 from harness.shell.code import code as interpreter_code
 from harness.shell.runs import expand, shells
 from harness.shell.syntax import SimpleCommand, parse
-from harness.shell.words import Scope, assign, expand_word, from_parent
-from harness.shell.wrappers import program, programs
+from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, from_parent
+from harness.shell.wrappers import program, programs, word_set
 
 _GLOB = re.compile(r"[*?\[]")
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME\})")
@@ -53,7 +53,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
     (``CODE``). Cached: the words of a line depend on the line and the root only."""
     out: dict[tuple[str, str], str] = {}
     cwd = "."
-    base = root.rstrip("/") or _STAND_IN_ROOT
+    base = root.rstrip("/") or STAND_IN_ROOT
     scope = Scope(base)
 
     def add(raw: str, kind: str) -> None:
@@ -70,7 +70,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
             for w in _redirect_words(cmd):
                 add(w, REDIRECTION)
             continue
-        if program(cmd.argv) in _DECLARE:
+        if program(cmd.argv) in word_set("declares"):
             for a in cmd.argv[1:]:
                 if "=" in a and not a.startswith("-"):
                     assign(a, scope)
@@ -91,11 +91,6 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
     return tuple((_unstand(c), _unstand(w), kind) for (c, w), kind in out.items() if w)
 
 
-_STAND_IN_ROOT = "/__workspace_root__"
-"""Where ``$PWD`` points when the caller gives no root; mapped back to relative paths."""
-_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
-
-
 def _resolve(word: str, scope: Scope, base: str) -> str:
     """The path a raw word names after expansion (``""``: none that can be known)."""
     if "$" not in word and "`" not in word or _HOME.match(word) and "$(" not in word and "`" not in word:
@@ -107,8 +102,8 @@ def _resolve(word: str, scope: Scope, base: str) -> str:
 
 
 def _unstand(path: str) -> str:
-    if path == _STAND_IN_ROOT or path.startswith(_STAND_IN_ROOT + "/"):
-        return posixpath.relpath(path, _STAND_IN_ROOT)
+    if path == STAND_IN_ROOT or path.startswith(STAND_IN_ROOT + "/"):
+        return posixpath.relpath(path, STAND_IN_ROOT)
     return path
 
 

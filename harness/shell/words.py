@@ -28,6 +28,9 @@ _PARAM = re.compile(r"^([A-Za-z_]\w*|\d+|[@*#?$!-])(.*)$", re.S)
 # unknown variable (`dirname "$f"` in a loop over relative paths) is not one: it stays relative.
 _PARENT = re.compile(r"(?:^|[/\s\"'=(])\.\.(?:$|[/\s\"')])|\bdirname\s+(?:-\S+\s+)*[\"']?(?:\$\(|`)|\bpardir\b")
 _MAX_DEPTH = 6
+STAND_IN_ROOT = "/__workspace_root__"
+"""Where ``$PWD`` points when the workspace root is not known (no real path starts with it):
+``$(pwd)/x`` is still ``x``."""
 _MAX_VALUE = 4096
 """Longer values are not cut by patterns (pattern removal is quadratic in the value's length)."""
 
