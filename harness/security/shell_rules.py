@@ -25,7 +25,6 @@ Source: seed 004, "before_tool_call hook with regex blocklist for rm -rf, git pu
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
@@ -44,6 +43,7 @@ from harness.security.rule_plugins import (
 from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
 from harness.shell.code import dynamic_calls, is_interpreter, mask, strings
+from harness.shell.cwd import cd_target, join
 from harness.shell.wrappers import skip_options, word_set
 
 _KEYS = {"programs", "sub", "flags", "not_flags", "value_options", "operands", "kv", "args_any", "redirect", "via",
@@ -343,21 +343,21 @@ def emptied_files(command: str, rules_file: str = "destructive_commands.yaml") -
     cwd = ""
     for cmd in parse(command).commands:
         if program(cmd.argv) in ("cd", "pushd", "popd"):
-            moved = _cd(cwd, cmd.argv)
+            moved = cd_target(cmd.argv, cwd, None)  # the directory a cd moves to, as loop detection reads it
             if moved is None:
-                return None  # cd -, cd "$X": targets are then relative to an unknown place
+                return None  # cd -, cd "$X", popd: targets are then relative to an unknown place
             cwd = moved
             continue
         for c in expand(cmd):
             c = line.prepare(c, {})
             rule = judge_command(c, ruleset)
             if rule is not None:
-                found = [_join(cwd, t) for t in _targets(c, ruleset)] if rule.new_files_allowed else []
+                found = [join(cwd, t) for t in _targets(c, ruleset)] if rule.new_files_allowed else []
                 if not found or any(_UNFIXED.search(t) for t in found) or set(found) & filled:
                     return None
                 targets += found
             if program(c.argv) in _FILLS and (ops := split_flags(c.argv[1:])[1]):
-                filled.add(_join(cwd, ops[-1]))
+                filled.add(join(cwd, ops[-1]))
     return targets or None
 
 
@@ -403,18 +403,6 @@ def _code_targets(cmd: SimpleCommand, ruleset: RuleSet) -> list[str]:
     argv = [rest if a == code else a for a in cmd.argv]
     stdin = rest if cmd.stdin_text == code else cmd.stdin_text
     return found if judge_command(replace(cmd, argv=argv, stdin_text=stdin), ruleset) is None else []
-
-
-def _cd(cwd: str, argv: list[str]) -> str | None:
-    """The directory after ``cd`` (relative to the root), None when the line cannot fix it."""
-    target = next((a for a in argv[1:] if not a.startswith("-")), None)
-    if program(argv) == "popd" or target is None or _UNFIXED.search(target):
-        return None
-    return _join(cwd, target)
-
-
-def _join(cwd: str, path: str) -> str:
-    return posixpath.normpath(posixpath.join(cwd, path)) if cwd or path.startswith("./") else path
 
 
 __all__ = ["Line", "RuleSet", "ShellRule", "emptied_files", "has", "judge", "judge_command", "rule_set"]
