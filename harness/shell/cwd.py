@@ -18,7 +18,7 @@ import re
 
 from harness.shell.paths import path_key
 from harness.shell.syntax import parse
-from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, span_end
+from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, substitutions
 from harness.shell.wrappers import programs
 
 _RELATIVE = re.compile(r"^(?![/~$-])[\w.@%+,:*?/-]+$")
@@ -137,18 +137,9 @@ _REF = re.compile(r"\$\{?#?([A-Za-z_]\w*)")
 
 def _nested(word: str) -> int:
     """How many simple commands the substitutions in ``word`` hold."""
-    return sum(len(parse(inner).commands) for inner in substitutions(word))
-
-
-def substitutions(word: str) -> list[str]:
-    """The text of each top-level ``$( )`` or backquoted substitution in ``word``."""
-    out, i = [], 0
-    while i < len(word):
-        if word[i] == "`" or word.startswith("$(", i) and not word.startswith("$((", i):
-            start, end = i + (1 if word[i] == "`" else 2), span_end(word, i)
-            closed = end <= len(word) and word[end - 1] == ("`" if word[i] == "`" else ")") and end - 1 >= start
-            out.append(word[start:end - 1] if closed else word[start:end])
-            i = end
-        else:
-            i += 1
-    return out
+    count = 0
+    for start, end in substitutions(word):
+        closer = "`" if word[start] == "`" else ")"
+        body = word[start + (1 if closer == "`" else 2):end]
+        count += len(parse(body[:-1] if body.endswith(closer) else body).commands)
+    return count

@@ -217,25 +217,29 @@ def run_substitution(text: str, scope: Scope, depth: int = 1) -> str | None:
     return output
 
 
+def substitutions(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each top-level ``$( )`` or backquoted substitution of ``text`` (not
+    ``$(( ))`` arithmetic, nor inside single quotes)."""
+    out, i, quoted = [], 0, False
+    while i < len(text):
+        if text[i] == "'":
+            quoted = not quoted
+        elif not quoted and (text[i] == "`" or text.startswith("$(", i) and not text.startswith("$((", i)):
+            out.append((i, span_end(text, i)))
+            i = out[-1][1]
+            continue
+        i += 1
+    return out
+
+
 def _mask_substitutions(text: str) -> tuple[str, list[str]]:
     """Top-level substitutions replaced by placeholders, so parsing the text yields only its
     own commands (a nested one is evaluated when the word holding it is expanded)."""
-    out, spans, i, quote = [], [], 0, ""
-    while i < len(text):
-        ch = text[i]
-        if quote == "'":
-            quote = "" if ch == "'" else quote
-        elif ch == "'" and not quote:
-            quote = "'"
-        elif ch == "`" or text.startswith("$(", i):
-            end = span_end(text, i)
-            spans.append(text[i:end])
-            out.append(f"__LLSUB{len(spans) - 1}__")
-            i = end
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out), spans
+    spans = substitutions(text)
+    masked = text
+    for n, (start, end) in reversed(list(enumerate(spans))):
+        masked = f"{masked[:start]}__LLSUB{n}__{masked[end:]}"
+    return masked, [text[start:end] for start, end in spans]
 
 
 def _unmask(word: str, spans: list[str]) -> str:
