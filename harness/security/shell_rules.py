@@ -43,7 +43,7 @@ from harness.security.rule_plugins import (
 from harness.shell import SimpleCommand, expand, parse, program, split_flags
 from harness.shell.code import code as interpreter_code
 from harness.shell.code import dynamic_calls, is_interpreter, mask, strings
-from harness.shell.cwd import cd_target, join
+from harness.shell.meaning import cd_target, join
 from harness.shell.wrappers import skip_options, word_set
 
 _KEYS = {"programs", "sub", "flags", "not_flags", "value_options", "operands", "kv", "args_any", "redirect", "via",
