@@ -17,13 +17,13 @@ from typing import Any
 
 from harness.controls.loop_names import flat, name_keys
 from harness.controls.loop_volatile import mask_volatile
-from harness.shell.keywords import passes_through
 from harness.shell.meaning import (
     READ_KEY,
     Expander,
     cd_target,
     equals_flags,
     inline_script,
+    passes_through,
     path_key,
     shell_read_path,
     simple_key,

@@ -9,7 +9,7 @@ context-file scanner, so they never disagree about what a line runs:
   (``timeout``, ``sudo``, ``uv run``, ``numactl`` ...), shells, interpreters, command strings;
 - ``runs``: every command a command runs (wrappers, ``bash -c``, ``xargs``, ``find -exec``,
   ``eval``, ``git submodule foreach`` ...), for the guards;
-- ``meaning``, ``keywords``: what a command means for comparing
+- ``meaning``: what a command means for comparing
   calls (loop detection): program, flags as a set, paths in normal form, read from the
   directory a ``cd`` moved to, whole-file reads, ``time`` and no-op pipe stages read through;
 - ``words``: what the shell makes of a word before the line runs (``$PWD/..``, ``${x%/*}``);

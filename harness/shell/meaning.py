@@ -22,6 +22,11 @@ canonicalise is how the same program and arguments can be spelled:
   directory for the commands after it; their relative words are then read from the workspace
   root. A command that names no relative path (``cd api && make``) keeps the directory in its
   key: the same words run somewhere else are another call.
+- what passes output through (``passes_through``): a stage after a pipe that passes its input
+  unchanged to the output the call returns (``| cat``, ``| tee /dev/null``, a pager: with no
+  terminal it prints its input); one that filters, numbers or writes a file (``| head -5``,
+  ``| cat -n``, ``| tee out.log``) is kept. And what ``time`` adds to an output
+  (``without_time_report``).
 - how a file is read (``READ_KEY``): the read tool, ``cat notes.txt``, ``less notes.txt``,
   ``head -n 500 notes.txt``, ``bat -p`` each read the whole file, so each gets the key of the
   read tool's call on that path. A partial read (``head -n 5``, an offset or a line range) keeps
@@ -39,7 +44,7 @@ from typing import Any
 
 from harness.shell.code import code_flags, interpreter_valued, is_interpreter
 from harness.shell.runs import has_c, shell_script, shells
-from harness.shell.syntax import parse
+from harness.shell.syntax import SimpleCommand, parse
 from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, substitutions
 from harness.shell.wrappers import programs, unwrap
 
@@ -339,3 +344,32 @@ def _whole(program: str, count: str) -> bool:
         return True
     m = _COUNT.match(str(count))
     return m is not None and int(m.group(1)) >= _WHOLE_COUNT
+
+
+# --- pipe stages that pass output through, and what time adds to it ------------------------------
+def passes_through(c: SimpleCommand) -> bool:
+    """Whether ``c`` reads a pipe and writes its input to its output unchanged (``programs.yaml``,
+    ``pass_through``)."""
+    spec = programs()["pass_through"].get(c.argv[0]) if c.argv else None
+    if not c.piped_from or c.redirects or c.assignments or spec is None:
+        return False
+    flags = {w for w in c.argv[1:] if w.startswith("-") and w != "-"}
+    operands = {w for w in c.argv[1:] if w not in flags}
+    return flags <= set(spec.get("flags", ())) and operands <= set(spec.get("operands", ()))
+
+
+_TIME_REPORT = re.compile(
+    r"(?m)^\n?real[ \t]+(?:\d+m)?[\d.,]+s?\nuser[ \t]+(?:\d+m)?[\d.,]+s?\nsys[ \t]+(?:\d+m)?[\d.,]+s?$\n?"
+    r"|^[\d.]+user [\d.]+system [\d:.]+elapsed \d+%CPU \(.*\n[^\n]*pagefaults \d+swaps$\n?"
+    r"|^\tCommand being timed: [^\n]*\n(?:\t[^\n]*\n)*?\tExit status: \d+$\n?"
+    r"|^.*[ \t][\d.]+s user [\d.]+s system \d+% cpu [\d:.]+ total$\n?"
+)
+"""What ``time`` adds to a command's output: bash's report (``real/user/sys``, with ``-p``
+too), GNU ``/usr/bin/time``'s default and ``-v`` reports, zsh's one-line report."""
+
+
+def without_time_report(output: str) -> str:
+    """``output`` without the timing a ``time`` prefix adds: a measurement of the call, not
+    its result, so ``time make`` and ``make`` give one result."""
+    return _TIME_REPORT.sub("", output) if ("real" in output or "elapsed" in output or " total" in output
+                                            or "Command being timed" in output) else output

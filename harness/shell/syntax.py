@@ -33,8 +33,6 @@ import bashlex
 import bashlex.errors
 import bashlex.tokenizer
 
-from harness.shell.keywords import soften_prefixes
-
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
 _CONTINUATION = re.compile(r"\\\r?\n")
 _MAX_INPUT = 20_000
@@ -86,7 +84,7 @@ def parse(command: str) -> Parsed:
 
 def _first_parse(text: str) -> list[Any] | None:
     """bashlex's trees of ``text``, or of ``text`` with what bashlex rejects read through:
-    ``time``/``coproc`` prefixes (``keywords``) and and-or lists inside ``$( )``."""
+    ``time``/``coproc`` prefixes and and-or lists inside ``$( )``."""
     tried = set()
     for soften in (str, soften_prefixes, _soften_lists, lambda t: _soften_lists(soften_prefixes(t))):
         variant = soften(text)
@@ -136,6 +134,58 @@ def _counted_token(self: Any) -> Any:
 
 
 bashlex.tokenizer.tokenizer.token = _counted_token  # type: ignore[method-assign]
+
+
+# --- what bashlex rejects, read through: ``time``/``coproc`` prefixes and and-or lists in ``$( )`` -----
+# ``time`` (with ``-p``) only measures a pipeline and ``coproc`` only runs it in the background
+# with a pipe; bash reads them as grammar, not as a program, and bashlex rejects both. They are
+# blanked (same length, so positions hold) where a command starts, outside quotes, and the line
+# is parsed again. ``!`` (bashlex drops it) and the builtins ``exec``, ``command``, ``builtin``
+# (``wrappers``) are already read through.
+_PREFIX = re.compile(r"(?:time(?:[ \t]+-p)?(?:[ \t]+--)?|coproc(?:[ \t]+[A-Za-z_]\w*(?=[ \t]*[{(]))?)(?=[ \t]|$)")
+"""``time [-p] [--]``, ``coproc [NAME]`` (a name only before a compound command)."""
+_TIME_PROGRAM = re.compile(r"time(?=[ \t]+-(?!p(?:[ \t]|$)|-(?:[ \t]|$)))")
+"""``time`` with an option bash's reserved word does not take (``time -f %e make``): the line
+means the ``time`` program, so it is escaped into a word (``\\time``) and read as a wrapper."""
+_STARTS = frozenset(";&|({\n")
+"""Characters after which a new command starts."""
+_KEEP_START = frozenset({"!", "if", "then", "do", "else", "elif", "while", "until"})
+"""Reserved words after which a command still starts (``! time make``, ``if time make``)."""
+_WORD = re.compile(r"[^\s;&|()'\"\\]+")
+
+
+def soften_prefixes(text: str) -> str:
+    """``text`` with ``time``/``coproc`` blanked where they start a command (quotes respected)
+    and ``time`` made a word where its options are those of the ``time`` program."""
+    out, quote, start, i = list(text), "", True, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote else quote
+            i += 2 if ch == "\\" and quote == '"' else 1
+            continue
+        if ch in "'\"":
+            quote, start = ch, False
+        elif ch == "\\":
+            start, i = False, i + 1
+        elif ch in _STARTS:
+            start = True
+        elif ch not in " \t":
+            if start and _TIME_PROGRAM.match(text, i):  # `time -f %e make`: GNU time, a program
+                out[i] = "\\t"
+                i += 4
+                continue
+            if start and (m := _PREFIX.match(text, i)):
+                out[i:m.end()] = " " * (m.end() - i)
+                i = m.end()
+                continue
+            word = _WORD.match(text, i)
+            end = word.end() if word else i + 1
+            start = text[i:end] in _KEEP_START
+            i = end
+            continue
+        i += 1
+    return "".join(out)
 
 
 def _soften_lists(text: str) -> str:
