@@ -2,7 +2,7 @@
 
 The path guard confines file tools to the workspace; a shell tool reaches the same files with
 ``cat ../secret`` or through a symlink. ``path_words`` parses the line (``syntax``), follows
-``cd``, unwraps wrappers and nested shells (``runs``) and returns every word that can
+``cd``, unwraps wrappers and nested shells (``wrappers.expand``) and returns every word that can
 name a file: operands, ``--opt=value`` values, redirection targets, and path-like string
 literals of interpreter one-liners (``open('../x')``). Words the shell computes are evaluated
 where the line fixes them (``"$(dirname "$PWD")/x"``, ``${PWD%/*}``, ``d=..; cat $d/x``: see
@@ -23,10 +23,9 @@ from urllib.parse import unquote
 
 from harness.shell.code import STRING, computed_paths, is_interpreter
 from harness.shell.code import code as interpreter_code
-from harness.shell.runs import expand, shells
 from harness.shell.syntax import SimpleCommand, parse
 from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, from_parent
-from harness.shell.wrappers import program, programs, word_set
+from harness.shell.wrappers import expand, program, programs, shells, word_set
 
 _GLOB = re.compile(r"[*?\[]")
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME\})")

@@ -43,10 +43,9 @@ import re
 from typing import Any
 
 from harness.shell.code import code_flags, interpreter_valued, is_interpreter
-from harness.shell.runs import has_c, shell_script, shells
 from harness.shell.syntax import SimpleCommand, parse
 from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, substitutions
-from harness.shell.wrappers import programs, unwrap
+from harness.shell.wrappers import has_c, programs, shell_script, shells, unwrap
 
 # --- paths ---------------------------------------------------------------------------------------
 _PATHLIKE = re.compile(r"^[\w.~@%+,:=*?/-]+$")
@@ -120,7 +119,7 @@ def _interpreted(argv: list[str]) -> list[str]:
 
 def inline_script(argv: list[str]) -> str | None:
     """The command line a shell runs with ``-c`` (``bash -c "make lint"``, ``timeout 9 zsh -l -c``,
-    ``su - app -c``), if that is the call (``runs.shell_script``, which the guards read too)."""
+    ``su - app -c``), if that is the call (``wrappers.shell_script``, which the guards read too)."""
     return shell_script(command_argv(argv)[0])
 
 
