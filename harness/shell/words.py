@@ -178,11 +178,10 @@ def _substitute(value: str, spec: str, scope: Scope, depth: int) -> str | None:
         return None
     if not pattern:
         return value
-    body: str | None = fnmatch.translate(pattern)
-    body = body[4:-3] if body and body.startswith("(?s:") and body.endswith(")\\Z") else None
-    if body is None:
+    body = fnmatch.translate(pattern)
+    if not (body.startswith("(?s:") and body.endswith(")\\Z")):
         return None
-    rx = re.compile(("^" if anchor == "#" else "") + f"(?s:{body})" + ("$" if anchor == "%" else ""))
+    rx = re.compile(("^" if anchor == "#" else "") + f"(?s:{body[4:-3]})" + ("$" if anchor == "%" else ""))
     return rx.sub(lambda m: str(rep), value, count=0 if every else 1)
 
 
