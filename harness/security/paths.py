@@ -119,13 +119,20 @@ async def check_shell_paths(workspace: Workspace, words: list[tuple[str, str]]) 
     """Each ``(cwd, word)`` of a shell command resolved inside the workspace (one ``realpath``
     for all of them on a remote workspace). ``~`` is the workspace's home directory."""
     root = innermost(workspace).root
+    words = [(cwd, posixpath.join(cwd, w[3:]) if w in ("~+", "~+/") or w.startswith("~+/") else w) for cwd, w in words]
     return await _check(workspace, [(_local_candidate(cwd, w), _remote_candidate(root, cwd, w)) for cwd, w in words])
 
 
 def _local_candidate(cwd: str, word: str) -> str:
-    if word.startswith("~"):
-        return str(Path(word).expanduser())
-    base = str(Path(cwd).expanduser()) if cwd.startswith("~") else cwd
+    """``word`` from ``cwd``, ``~`` expanded; ``/`` (outside: fail closed) for a home this
+    machine does not know (``~-``, ``~nosuchuser``). Bash's ``~+`` (the current directory) is
+    read as ``cwd`` before."""
+    try:
+        if word.startswith("~"):
+            return str(Path(word).expanduser())
+        base = str(Path(cwd).expanduser()) if cwd.startswith("~") else cwd
+    except RuntimeError:
+        return "/"
     return posixpath.join(base, word)
 
 
