@@ -35,7 +35,7 @@ from harness.controls.loop_normalise import (
 )
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
-from harness.shell.keywords import without_time_report
+from harness.shell.meaning import without_time_report
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
 

@@ -17,11 +17,18 @@ from typing import Any
 
 from harness.controls.loop_names import flat, name_keys
 from harness.controls.loop_volatile import mask_volatile
-from harness.shell.cwd import Expander, cd_target
-from harness.shell.keywords import passes_through
-from harness.shell.meaning import equals_flags, inline_script, simple_key
-from harness.shell.paths import path_key
-from harness.shell.reads import READ_KEY, shell_read_path, tool_read_path
+from harness.shell.meaning import (
+    READ_KEY,
+    Expander,
+    cd_target,
+    equals_flags,
+    inline_script,
+    passes_through,
+    path_key,
+    shell_read_path,
+    simple_key,
+    tool_read_path,
+)
 from harness.shell.syntax import SimpleCommand, parse
 
 __all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo", "wrapped_keys"]
@@ -33,14 +40,14 @@ def call_key(
 ) -> dict[str, Any]:
     """What identifies a call: the tool name's words run together in lower case (``run_tests``,
     ``RunTests`` and ``run-tests`` are one name, ``loop_names``), string arguments with
-    whitespace collapsed and paths in normal form (``harness.shell.paths``, ``root``: the workspace), shell
+    whitespace collapsed and paths in normal form (``harness.shell.meaning.path_key``, ``root``: the workspace), shell
     command lines by meaning (``shell_key``; ``bind``: long flags that take a value; ``keyed``:
     arguments already keyed by the caller)."""
     norm = _Norm(root, bind)
     words = name_keys(name)[0]
     out = {k: keyed[k] if keyed and k in keyed else norm.value(v, k in shell_args) for k, v in args.items()}
     path = _whole_read(words.split(), args, out, shell_args)
-    if path is not None:  # the read tool, `cat`, `less`, `head -n 500`: one read (`harness.shell.reads`)
+    if path is not None:  # the read tool, `cat`, `less`, `head -n 500`: one read (`harness.shell.meaning`)
         return {"name": READ_KEY, "args": {"path": path_key(" ".join(path.split()), root)}}
     return {"name": flat(words), "args": out}
 
@@ -99,7 +106,7 @@ def commands_key(
     cwd: str = "",
 ) -> list[Any]:
     """Each simple command's key, read from the directory the ``cd``s before it moved to
-    (``harness.shell.cwd``: ``cd tools && ./gen.sh`` is ``./tools/gen.sh``)."""
+    (``harness.shell.meaning``: ``cd tools && ./gen.sh`` is ``./tools/gen.sh``)."""
     out: list[Any] = []
     expand = Expander(root)
     root = expand.root

@@ -116,11 +116,11 @@ class CommandGuard(Control):
     async def _creates_only_new_files(self, run: RunState, verdict: CommandVerdict, command: str) -> bool:
         """An emptying command whose every target is new (``: > notes.txt`` before notes.txt
         exists) creates empty files and destroys nothing; only the workspace knows which files
-        exist, so the shell-aware guard asks it (``shell_new_files``)."""
+        exist, so the shell-aware guard asks it (``shell_rules.emptied_files``)."""
         if not self.config.shell_aware or not verdict.new_files_allowed:
             return False
         # Imported here: the shell parser is loaded only by a shell-aware guard.
-        from harness.security.shell_new_files import emptied_files
+        from harness.security.shell_rules import emptied_files
 
         targets = emptied_files(command, self.config.patterns_file)
         return targets is not None and not await _any_exists(run.workspace, targets)

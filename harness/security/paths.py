@@ -37,10 +37,8 @@ class PathCheck:
 
 async def check_path(workspace: Workspace, path: str) -> PathCheck:
     """Resolve ``path`` (relative to the workspace root) and say whether it stays inside."""
-    workspace = innermost(workspace)
-    if isinstance(workspace, LocalWorkspace):
-        return _check_local(workspace.root, path)
-    return await _check_remote(workspace, path)
+    root = innermost(workspace).root
+    return (await _check(workspace, [(path, shlex.quote(posixpath.join(root, path)))]))[0]
 
 
 def _check_local(root: str, path: str) -> PathCheck:
@@ -51,18 +49,20 @@ def _check_local(root: str, path: str) -> PathCheck:
     return PathCheck(inside, str(resolved), str(root_real))
 
 
-async def _check_remote(workspace: Workspace, path: str) -> PathCheck:
-    candidate = posixpath.join(workspace.root, path)
-    res = await workspace.exec(
-        f"realpath -m -- {shlex.quote(workspace.root)} {shlex.quote(candidate)}", timeout=30,
-    )
+async def _check(workspace: Workspace, candidates: list[tuple[str, str]]) -> list[PathCheck]:
+    """Each ``(path, shell word)`` resolved inside the workspace: the path on a local workspace,
+    the word (one ``realpath`` for all of them) on any other."""
+    workspace = innermost(workspace)
+    if isinstance(workspace, LocalWorkspace) or not candidates:
+        return [_check_local(workspace.root, path) for path, _ in candidates]
+    items = " ".join(word for _, word in candidates)
+    res = await workspace.exec(f"realpath -m -- {shlex.quote(workspace.root)} {items}", timeout=30)
     lines = res.stdout.splitlines()
-    if res.exit_code != 0 or len(lines) != 2:
+    if res.exit_code != 0 or len(lines) != len(candidates) + 1:
         reason = f"(could not resolve: {res.output.strip()[:200] or f'exit {res.exit_code}'})"
-        return PathCheck(False, reason, workspace.root)
-    root_real, resolved = lines
-    inside = resolved == root_real or resolved.startswith(root_real.rstrip("/") + "/")
-    return PathCheck(inside, resolved, root_real)
+        return [PathCheck(False, reason, workspace.root)] * len(candidates)
+    root_real = lines[0]
+    return [PathCheck(r == root_real or r.startswith(root_real.rstrip("/") + "/"), r, root_real) for r in lines[1:]]
 
 
 class PathGuard(Control):
@@ -118,25 +118,21 @@ def _denied(run: RunState, call: ToolCall, arg: str, path: str, check: PathCheck
 async def check_shell_paths(workspace: Workspace, words: list[tuple[str, str]]) -> list[PathCheck]:
     """Each ``(cwd, word)`` of a shell command resolved inside the workspace (one ``realpath``
     for all of them on a remote workspace). ``~`` is the workspace's home directory."""
-    workspace = innermost(workspace)
-    if not words:
-        return []
-    if isinstance(workspace, LocalWorkspace):
-        return [_check_local(workspace.root, _local_candidate(cwd, w)) for cwd, w in words]
-    items = " ".join(_remote_candidate(workspace.root, cwd, w) for cwd, w in words)
-    res = await workspace.exec(f"realpath -m -- {shlex.quote(workspace.root)} {items}", timeout=30)
-    lines = res.stdout.splitlines()
-    if res.exit_code != 0 or len(lines) != len(words) + 1:
-        reason = f"(could not resolve: {res.output.strip()[:200] or f'exit {res.exit_code}'})"
-        return [PathCheck(False, reason, workspace.root)] * len(words)
-    root_real = lines[0]
-    return [PathCheck(r == root_real or r.startswith(root_real.rstrip("/") + "/"), r, root_real) for r in lines[1:]]
+    root = innermost(workspace).root
+    words = [(cwd, posixpath.join(cwd, w[3:]) if w in ("~+", "~+/") or w.startswith("~+/") else w) for cwd, w in words]
+    return await _check(workspace, [(_local_candidate(cwd, w), _remote_candidate(root, cwd, w)) for cwd, w in words])
 
 
 def _local_candidate(cwd: str, word: str) -> str:
-    if word.startswith("~"):
-        return str(Path(word).expanduser())
-    base = str(Path(cwd).expanduser()) if cwd.startswith("~") else cwd
+    """``word`` from ``cwd``, ``~`` expanded; ``/`` (outside: fail closed) for a home this
+    machine does not know (``~-``, ``~nosuchuser``). Bash's ``~+`` (the current directory) is
+    read as ``cwd`` before."""
+    try:
+        if word.startswith("~"):
+            return str(Path(word).expanduser())
+        base = str(Path(cwd).expanduser()) if cwd.startswith("~") else cwd
+    except RuntimeError:
+        return "/"
     return posixpath.join(base, word)
 
 

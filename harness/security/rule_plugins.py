@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.security.shell_inplace import keeps_nothing
-from harness.security.shell_line import refers
 from harness.shell import SimpleCommand, program, split_flags
 from harness.shell.code import is_interpreter
 
@@ -50,7 +49,7 @@ class Context:
 
 # --- emptying a file -----------------------------------------------------------------------------
 _QUIET = {":", "true", "false"}
-_OUTPUT = (">", ">|", "&>", ">&")
+OUTPUT = (">", ">|", "&>", ">&")
 
 
 def writes_nothing(cmd: SimpleCommand) -> bool:
@@ -70,7 +69,7 @@ def writes_nothing(cmd: SimpleCommand) -> bool:
 
 def redirect_targets(cmd: SimpleCommand) -> list[str]:
     """Files an output redirection of ``cmd`` writes (devices left out)."""
-    return [t for op, t in cmd.redirects if op in _OUTPUT and not t.startswith("/dev/")]
+    return [t for op, t in cmd.redirects if op in OUTPUT and not t.startswith("/dev/")]
 
 
 @plugin("redirect-empties")
@@ -134,7 +133,7 @@ def _sql(cmd: SimpleCommand, ctx: Context, params: dict[str, Any]) -> bool:
         return bool(statement.search(" ".join(args) + "\n" + cmd.stdin_text))
     if is_interpreter(prog):
         return bool(ctx.code) and bool(ctx.patterns["database_code"].search(ctx.said)) and bool(statement.search(ctx.code))
-    if prog in ctx.sets["text_programs"] or prog in ("awk", "gawk", "mawk", "nawk", "busybox-awk"):
+    if prog in ctx.sets["text_programs"]:
         return False
     return any(ctx.patterns["sql_statement_argument"].search(a) and statement.search(a) for a in args)
 
@@ -158,11 +157,10 @@ def _mv_to_temp(cmd: SimpleCommand, ctx: Context, params: dict[str, Any]) -> boo
     while i < len(args):
         a = args[i]
         if a in ("-t", "--target-directory") and i + 1 < len(args):
-            target, i = args[i + 1], i + 2
-            continue
-        if a.startswith("--target-directory="):
-            target = a.split("=", 1)[1]
-        elif a.startswith("-t") and len(a) > 2 and not a.startswith("--"):
+            target, i = args[i + 1], i + 1
+        elif a.startswith("--target-directory="):
+            target = a.partition("=")[2]
+        elif a.startswith("-t") and len(a) > 2:
             target = a[2:]
         else:
             rest.append(a)
@@ -247,15 +245,13 @@ _GENERATED_SUFFIX = re.compile(r"(?:^|[._-])cache$|\.egg-info$")
 
 @plugin("mass-delete")
 def _mass_delete(cmd: SimpleCommand, ctx: Context, params: dict[str, Any]) -> bool:
-    """Deleting in bulk with a deleting program, wherever it runs (wrappers, nested shells and
-    loops read through first). Deleting files the command names one by one stays allowed (``rm
-    notes.txt``); a recursive removal (``kind: recursive``) deletes a whole tree the model has not
-    looked at; a ``while read`` loop deletes whatever a stream names, like ``xargs rm``, and a glob
-    standing for a folder's whole content (``rm data/*``, ``data/.*``, or a ``for`` loop over one)
-    is that tree emptied one level down (``kind: stream-or-whole-folder``). Except inside folders
-    a build regenerates (``build/``, ``__pycache__``, ``node_modules`` ...: the ``generated_folders``
-    set), so ``rm -r build/cache`` and ``rm build/*.o`` stay allowed. A glob for part of a folder
-    (``data/*.csv``) selects files by name and is left to the user's judgement, like naming them."""
+    """Deleting in bulk with a deleting program; deleting files named one by one stays allowed
+    (``rm notes.txt``). ``kind: recursive``: a recursive removal, a whole tree the model has not
+    looked at. ``kind: stream-or-whole-folder``: a ``while read`` loop deleting whatever a stream
+    names (like ``xargs rm``), or a glob for a folder's whole content (``rm data/*``, ``data/.*``,
+    a ``for`` loop over one). Folders a build regenerates (``generated_folders``: ``build/``,
+    ``__pycache__`` ...) are exempt; a glob for part of a folder (``data/*.csv``) selects files
+    by name and is left to the user's judgement."""
     if program(cmd.argv) not in ctx.sets["deleters"]:
         return False
     flags, operands = split_flags(cmd.argv[1:])
@@ -266,6 +262,12 @@ def _mass_delete(cmd: SimpleCommand, ctx: Context, params: dict[str, Any]) -> bo
     if any(refers(o, r) for o in operands for n in streams for r in (f"${{{n}}}", f"${n}")):
         return True  # while read f; do rm "$f"; done: whatever the stream names
     return any(_WHOLE.fullmatch(posixpath.basename(o.rstrip("/")) or "") and "*" in o for o in doomed)
+
+
+def refers(word: str, ref: str) -> bool:
+    """Whether ``word`` uses the variable reference ``ref`` (``$f`` not followed by a name character)."""
+    i = word.find(ref)
+    return i >= 0 and not (ref[1] != "{" and re.match(r"\w", word[i + len(ref):i + len(ref) + 1]))
 
 
 def _generated(operand: str, generated: frozenset[str]) -> bool:

@@ -43,16 +43,16 @@ def _sed(args: list[str], fed: bool) -> bool:
     scripts, files, inplace, quiet, extended, i = [], [], False, False, False, 0
     while i < len(args):
         a = args[i]
+        name, eq, value = a.partition("=")
         if a in ("-e", "--expression") and i + 1 < len(args):
             scripts.append(args[i + 1])
-            i += 2
-            continue
-        if a.startswith("--expression="):
-            scripts.append(a.split("=", 1)[1])
-        elif a == "--in-place" or a.startswith("--in-place="):
-            inplace = inplace or a == "--in-place" or a == "--in-place="
-            if a.startswith("--in-place=") and a != "--in-place=":
+            i += 1
+        elif name == "--expression" and eq:
+            scripts.append(value)
+        elif name == "--in-place":
+            if value:
                 return False  # a backup is kept
+            inplace = True
         elif a in ("-n", "--quiet", "--silent"):
             quiet = True
         elif a in ("-E", "-r", "--regexp-extended"):
@@ -60,13 +60,10 @@ def _sed(args: list[str], fed: bool) -> bool:
         elif a in ("-f", "--file"):
             return False  # the script is in a file this line does not show
         elif a.startswith("-") and not a.startswith("--") and len(a) > 1:
-            letters = a[1:]
-            if "i" in letters:
-                before, _, suffix = letters.partition("i")
-                if suffix:
-                    return False  # -i.bak, -ibak, -ie: a backup is kept
-                inplace = True
-                letters = before
+            letters, in_place, suffix = a[1:].partition("i")
+            if suffix:
+                return False  # -i.bak, -ibak, -ie: a backup is kept
+            inplace |= bool(in_place)
             quiet |= "n" in letters
             extended |= bool(set(letters) & {"E", "r"})
             if letters.endswith("e") and i + 1 < len(args):
@@ -104,7 +101,7 @@ def _commands(script: str, extended: bool) -> list[tuple[re.Match[str], str, str
         if j >= len(script):
             break
         if script[j] == "{":
-            blocks.append(_covers_all(m, extended))
+            blocks.append(_coverage(m, extended) != "")
             i = j + 1
             continue
         end = _command_end(script, j)
@@ -138,7 +135,8 @@ def _keeps_nothing(script: str, quiet: bool, extended: bool) -> bool:
     counts only when the script keeps no lines aside (``1!G;h;$!d`` reverses the file)."""
     commands = _commands(script, extended)
     letters = {letter for _, letter, _, _ in commands}
-    prints = any(letter in _PRINTS or letter == "s" and _s_flags(rest) & set("pwe") for _, letter, rest, _ in commands)
+    prints = any(letter in _PRINTS or letter == "s" and set("".join(_s_parts(rest)[2:3])) & set("pwe")
+                 for _, letter, rest, _ in commands)
     if quiet or prints:
         return not prints
     aside = bool(letters & set("hHgGxNn"))
@@ -152,15 +150,6 @@ def _keeps_nothing(script: str, quiet: bool, extended: bool) -> bool:
 
 def _s_parts(rest: str) -> list[str]:
     return re.split(rf"(?<!\\){re.escape(rest[0])}", rest[1:]) if rest else []
-
-
-def _s_flags(rest: str) -> set[str]:
-    parts = _s_parts(rest)
-    return set(parts[2]) if len(parts) > 2 else set()
-
-
-def _covers_all(m: re.Match[str], extended: bool) -> bool:
-    return _coverage(m, extended) != ""
 
 
 def _coverage(m: re.Match[str], extended: bool) -> str:
@@ -220,13 +209,10 @@ def _perl_like(args: list[str], fed: bool) -> bool:
     while i < len(args):
         a = args[i]
         if a.startswith("-") and not a.startswith("--") and len(a) > 1 and code is None or a in ("-e", "-E"):
-            letters = a[1:]
-            if "i" in letters:
-                _, _, suffix = letters.partition("i")
-                if suffix:
-                    return False  # -i.bak (and -pie: backup suffix "e") keeps a backup
-                inplace = "i"
-                letters = letters.replace("i", "")
+            letters, in_place, suffix = a[1:].partition("i")
+            if suffix:
+                return False  # -i.bak (and -pie: backup suffix "e") keeps a backup
+            inplace = inplace or in_place
             loop += "".join(ch for ch in letters if ch in "np")
             if letters.endswith(("e", "E")) and i + 1 < len(args):
                 code = (code + "\n" if code else "") + args[i + 1]
@@ -240,9 +226,7 @@ def _perl_like(args: list[str], fed: bool) -> bool:
         blank = re.search(r"\$_\s*=\s*(?:\"\"|''|q[qw]?\s*[({\[/]\s*[)}\]/]|undef\b)|\bundef\s*\(?\s*\$_|\$_\s*=\s*\(\)", code)
         conditional = re.search(r"\b(?:if|unless)\b|&&|\|\||\?", code)
         return bool(blank) and not conditional
-    if "n" in loop and not re.search(r"\b(?:print|printf|say|puts|syswrite|write)\b|\$stdout|\bp\b", code):
-        return True
-    return False
+    return "n" in loop and not re.search(r"\b(?:print|printf|say|puts|syswrite|write)\b|\$stdout|\bp\b", code)
 
 
 _WHOLE = re.compile(r"^\s*:?\s*(?:%|,|1\s*,\s*\$|0\s*,\s*\$|g!?/(?:\^|\.\*|\$|\^\.\*|\^\.\*\$|\.)?/)\s*"

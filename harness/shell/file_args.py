@@ -2,7 +2,7 @@
 
 The path guard confines file tools to the workspace; a shell tool reaches the same files with
 ``cat ../secret`` or through a symlink. ``path_words`` parses the line (``syntax``), follows
-``cd``, unwraps wrappers and nested shells (``runs``) and returns every word that can
+``cd``, unwraps wrappers and nested shells (``wrappers.expand``) and returns every word that can
 name a file: operands, ``--opt=value`` values, redirection targets, and path-like string
 literals of interpreter one-liners (``open('../x')``). Words the shell computes are evaluated
 where the line fixes them (``"$(dirname "$PWD")/x"``, ``${PWD%/*}``, ``d=..; cat $d/x``: see
@@ -21,13 +21,11 @@ from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import unquote
 
-from harness.shell.code import STRING, is_interpreter
+from harness.shell.code import STRING, computed_paths, is_interpreter
 from harness.shell.code import code as interpreter_code
-from harness.shell.code_paths import computed_paths
-from harness.shell.runs import expand, shells
 from harness.shell.syntax import SimpleCommand, parse
-from harness.shell.words import Scope, assign, expand_word, from_parent
-from harness.shell.wrappers import program, programs
+from harness.shell.words import STAND_IN_ROOT, Scope, assign, expand_word, from_parent
+from harness.shell.wrappers import expand, program, programs, shells, word_set
 
 _GLOB = re.compile(r"[*?\[]")
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME\})")
@@ -39,11 +37,10 @@ ARGUMENT, REDIRECTION, COMPUTED, CODE = "shell-file-argument", "shell-redirectio
 
 def path_words(command: str, root: str = "") -> list[tuple[str, str]]:
     """``(cwd, word)`` pairs: each word that may name a file, with the directory (relative to the
-    workspace root, ``cd`` followed) it is relative to. ``~``/``$HOME`` are kept as ``~``.
-
-    ``root`` (the workspace root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their
-    ``dirname`` be evaluated (``words``); such words come back absolute. A word the line
-    cannot fix but builds with parent-directory operations comes back as ``..`` (fail closed)."""
+    workspace root, ``cd`` followed) it is relative to; ``~``/``$HOME`` kept as ``~``. ``root``
+    (the root as the shell sees it) lets ``$PWD``, ``$(pwd)`` and their ``dirname`` be evaluated
+    (such words come back absolute); a word built with parent-directory operations the line cannot
+    fix comes back as ``..`` (fail closed)."""
     return [(cwd, word) for cwd, word, _ in file_words(command, root)]
 
 
@@ -55,7 +52,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
     (``CODE``). Cached: the words of a line depend on the line and the root only."""
     out: dict[tuple[str, str], str] = {}
     cwd = "."
-    base = root.rstrip("/") or _STAND_IN_ROOT
+    base = root.rstrip("/") or STAND_IN_ROOT
     scope = Scope(base)
 
     def add(raw: str, kind: str) -> None:
@@ -72,7 +69,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
             for w in _redirect_words(cmd):
                 add(w, REDIRECTION)
             continue
-        if program(cmd.argv) in _DECLARE:
+        if program(cmd.argv) in word_set("declares"):
             for a in cmd.argv[1:]:
                 if "=" in a and not a.startswith("-"):
                     assign(a, scope)
@@ -93,11 +90,6 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
     return tuple((_unstand(c), _unstand(w), kind) for (c, w), kind in out.items() if w)
 
 
-_STAND_IN_ROOT = "/__workspace_root__"
-"""Where ``$PWD`` points when the caller gives no root; mapped back to relative paths."""
-_DECLARE = {"export", "local", "declare", "readonly", "typeset"}
-
-
 def _resolve(word: str, scope: Scope, base: str) -> str:
     """The path a raw word names after expansion (``""``: none that can be known)."""
     if "$" not in word and "`" not in word or _HOME.match(word) and "$(" not in word and "`" not in word:
@@ -109,8 +101,8 @@ def _resolve(word: str, scope: Scope, base: str) -> str:
 
 
 def _unstand(path: str) -> str:
-    if path == _STAND_IN_ROOT or path.startswith(_STAND_IN_ROOT + "/"):
-        return posixpath.relpath(path, _STAND_IN_ROOT)
+    if path == STAND_IN_ROOT or path.startswith(STAND_IN_ROOT + "/"):
+        return posixpath.relpath(path, STAND_IN_ROOT)
     return path
 
 
@@ -140,9 +132,7 @@ def _words(cmd: SimpleCommand) -> list[tuple[str, str]]:
     for i, a in enumerate(cmd.argv[1:], 1):
         if i in scripts:
             continue  # sed -n '/x/p', grep '/api/v1' src, jq '.a' f: a pattern or program, not a file
-        option = a.split("=", 1)[0] if a.startswith("-") else cmd.argv[i - 1]
-        if a.startswith("-"):
-            a = a.split("=", 1)[1] if "=" in a else ""
+        option, _, a = a.partition("=") if a.startswith("-") else (cmd.argv[i - 1], "", a)
         if params and i >= params and a.startswith("/") and option not in _table()["runner_file_options"]:
             continue  # an absolute parameter of the workspace's own code (see _parameters_from)
         words.append((a, ARGUMENT))
@@ -164,15 +154,12 @@ def _table() -> dict[str, Any]:
 def _parameters_from(argv: list[str]) -> int:
     """Index of the first parameter of the workspace's own code; 0 when the program is not one.
 
-    ``./finish_job.sh /var/lib/jobs/42``, ``python3 src/job.py --out /srv/x``: the program is a
-    file in the workspace, and what it does with its parameters is in its own text, not on the
-    line. An absolute parameter is as often a name (a target on the machine the script manages,
-    a key, a remote path) as a file the script opens, and the script could open any absolute
-    path written inside it anyway: checking it would deny faithful calls without confining
-    anything. Parameters that climb out relative to the workspace (``../secret``) or name the
-    home directory can only be local files next to it and are still checked; so are the
-    redirections, the script itself, and every operand of any other program (``cat``, ``cp``,
-    ``tar``, an unknown system program), which the guard reads as files (fail closed)."""
+    ``./finish_job.sh /var/lib/jobs/42``, ``python3 src/job.py --out /srv/x``: what the script does
+    with a parameter is in its text, not on the line, and an absolute one is as often a name (a
+    target the script manages, a remote path) as a file it opens; checking it would deny faithful
+    calls without confining anything. Parameters that climb out (``../secret``) or name the home
+    directory are still checked, as are the redirections, the script itself, and every operand of
+    any other program (``cat``, ``tar``, an unknown system program: fail closed)."""
     if _workspace_file(argv[0], need_slash=True):
         return 1
     prog = program(argv)

@@ -28,6 +28,9 @@ _PARAM = re.compile(r"^([A-Za-z_]\w*|\d+|[@*#?$!-])(.*)$", re.S)
 # unknown variable (`dirname "$f"` in a loop over relative paths) is not one: it stays relative.
 _PARENT = re.compile(r"(?:^|[/\s\"'=(])\.\.(?:$|[/\s\"')])|\bdirname\s+(?:-\S+\s+)*[\"']?(?:\$\(|`)|\bpardir\b")
 _MAX_DEPTH = 6
+STAND_IN_ROOT = "/__workspace_root__"
+"""Where ``$PWD`` points when the workspace root is not known (no real path starts with it):
+``$(pwd)/x`` is still ``x``."""
 _MAX_VALUE = 4096
 """Longer values are not cut by patterns (pattern removal is quadratic in the value's length)."""
 
@@ -49,37 +52,29 @@ def expand_word(word: str, scope: Scope, depth: int = 0) -> str | None:
     """The word with quotes removed and expansions evaluated, or None when some part is unknown."""
     if "$" not in word and "`" not in word:
         return word.replace('"', "").replace("'", "")
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(word):
-        ch = word[i]
+        ch, end = word[i], i + 1
+        value: str | None = ch
         if ch == "\\" and i + 1 < len(word):
-            out.append(word[i + 1])
-            i += 2
+            value, end = word[i + 1], i + 2
         elif ch == "'":
-            end = word.find("'", i + 1)
-            end = len(word) if end < 0 else end
-            out.append(word[i + 1:end])
-            i = end + 1
+            close = word.find("'", i + 1)
+            close = len(word) if close < 0 else close
+            value, end = word[i + 1:close], close + 1
         elif ch == '"':
-            i += 1
+            value = ""
         elif ch == "`" or word.startswith("$(", i):
             end = span_end(word, i)
             inner = word[i + 1:end - 1] if ch == "`" else word[i + 2:end - 1]
-            if inner.startswith("("):  # $(( arithmetic ))
-                return None
-            value = run_substitution(inner, scope, depth + 1)
-            if value is None:
-                return None
-            out.append(value)
-            i = end
+            value = None if inner.startswith("(") else run_substitution(inner, scope, depth + 1)  # $((: arithmetic
         elif ch == "$":
-            value, i = _parameter(word, i, scope, depth)
-            if value is None:
-                return None
-            out.append(value)
-        else:
-            out.append(ch)
-            i += 1
+            value, end = _parameter(word, i, scope, depth)
+        if value is None:
+            return None
+        out.append(value)
+        i = end
     return "".join(out)
 
 
@@ -144,13 +139,7 @@ def _parameter(word: str, i: int, scope: Scope, depth: int) -> tuple[str | None,
 
 
 def _lookup(name: str, scope: Scope) -> str | None:
-    if name == "PWD":
-        return scope.cwd
-    if name == "OLDPWD":
-        return scope.oldpwd
-    if name == "HOME":
-        return "~"
-    return scope.vars.get(name)
+    return {"PWD": scope.cwd, "OLDPWD": scope.oldpwd, "HOME": "~"}.get(name, scope.vars.get(name))
 
 
 def _braced(expr: str, scope: Scope, depth: int) -> str | None:
@@ -189,11 +178,10 @@ def _substitute(value: str, spec: str, scope: Scope, depth: int) -> str | None:
         return None
     if not pattern:
         return value
-    body: str | None = fnmatch.translate(pattern)
-    body = body[4:-3] if body and body.startswith("(?s:") and body.endswith(")\\Z") else None
-    if body is None:
+    body = fnmatch.translate(pattern)
+    if not (body.startswith("(?s:") and body.endswith(")\\Z")):
         return None
-    rx = re.compile(("^" if anchor == "#" else "") + f"(?s:{body})" + ("$" if anchor == "%" else ""))
+    rx = re.compile(("^" if anchor == "#" else "") + f"(?s:{body[4:-3]})" + ("$" if anchor == "%" else ""))
     return rx.sub(lambda m: str(rep), value, count=0 if every else 1)
 
 
@@ -228,25 +216,29 @@ def run_substitution(text: str, scope: Scope, depth: int = 1) -> str | None:
     return output
 
 
+def substitutions(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each top-level ``$( )`` or backquoted substitution of ``text`` (not
+    ``$(( ))`` arithmetic, nor inside single quotes)."""
+    out, i, quoted = [], 0, False
+    while i < len(text):
+        if text[i] == "'":
+            quoted = not quoted
+        elif not quoted and (text[i] == "`" or text.startswith("$(", i) and not text.startswith("$((", i)):
+            out.append((i, span_end(text, i)))
+            i = out[-1][1]
+            continue
+        i += 1
+    return out
+
+
 def _mask_substitutions(text: str) -> tuple[str, list[str]]:
     """Top-level substitutions replaced by placeholders, so parsing the text yields only its
     own commands (a nested one is evaluated when the word holding it is expanded)."""
-    out, spans, i, quote = [], [], 0, ""
-    while i < len(text):
-        ch = text[i]
-        if quote == "'":
-            quote = "" if ch == "'" else quote
-        elif ch == "'" and not quote:
-            quote = "'"
-        elif ch == "`" or text.startswith("$(", i):
-            end = span_end(text, i)
-            spans.append(text[i:end])
-            out.append(f"__LLSUB{len(spans) - 1}__")
-            i = end
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out), spans
+    spans = substitutions(text)
+    masked = text
+    for n, (start, end) in reversed(list(enumerate(spans))):
+        masked = f"{masked[:start]}__LLSUB{n}__{masked[end:]}"
+    return masked, [text[start:end] for start, end in spans]
 
 
 def _unmask(word: str, spans: list[str]) -> str:
@@ -265,8 +257,8 @@ def _evaluate(words: list[str], scope: Scope, depth: int) -> str | None:
         target = operands[0] if operands else "~"
         if scope.cwd is None or target.startswith("~"):
             scope.cwd = None
-            return ""
-        scope.oldpwd, scope.cwd = scope.cwd, posixpath.normpath(posixpath.join(scope.cwd, target))
+        else:
+            scope.oldpwd, scope.cwd = scope.cwd, posixpath.normpath(posixpath.join(scope.cwd, target))
         return ""
     if prog == "pwd":
         return scope.cwd
@@ -287,7 +279,5 @@ def _evaluate(words: list[str], scope: Scope, depth: int) -> str | None:
 
 def _dirname(path: str) -> str:
     stripped = path.rstrip("/")
-    if not stripped:
-        return "/"
     head = posixpath.dirname(stripped).rstrip("/")
-    return head or ("/" if stripped.startswith("/") else ".")
+    return "/" if not stripped else head or ("/" if stripped.startswith("/") else ".")

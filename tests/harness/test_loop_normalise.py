@@ -150,7 +150,7 @@ def test_a_huge_output_is_masked_at_both_ends() -> None:
     ("https://x.org//api", "https://x.org/api", False),
 ])
 def test_paths_compared_by_normal_form(a: str, b: str, same: bool) -> None:
-    from harness.shell.paths import path_key
+    from harness.shell.meaning import path_key
 
     assert (path_key(a, "/ws") == path_key(b, "/ws")) is same
     assert (shell_key(f"cat {a}", "/ws") == shell_key(f"cat {b}", "/ws")) is same

@@ -1,6 +1,6 @@
 """Round 5 of loops by meaning, unit by unit: wrappers that do not change what runs
 (``harness.shell.wrappers``), one file reached from another directory or through a computed working
-directory (``harness.shell.cwd``), and volatile tokens that are not clocks (``loop_volatile_ids``). The
+directory (``harness.shell.meaning``), and volatile tokens that are not clocks (``loop_volatile_ids``). The
 end-to-end cases (the looplab control over whole call sequences) are in
 ``harness/rules/cases/loops/``, run by ``test_loop_rules.py``.
 

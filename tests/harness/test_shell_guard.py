@@ -85,6 +85,15 @@ def test_shell_paths_resolve_inside_an_exec_only_workspace(tmp_path: Path) -> No
     assert [c.inside for c in checks] == [True, False, False, False]
 
 
+def test_tilde_words_resolve_as_bash_reads_them_and_unknown_homes_fail_closed(tmp_path: Path) -> None:
+    # `cat ~+/../secret` ended the run on a RuntimeError (no user named "+"): ~+ is the current
+    # directory; ~- and an unknown user's home cannot be fixed here, so they count as outside.
+    (tmp_path / "src").mkdir()
+    words = [(".", "~+/src/a"), ("src", "~+"), (".", "~+/../x"), (".", "~-/x"), (".", "~no-such-user-looplab/x")]
+    checks = asyncio.run(check_shell_paths(LocalWorkspace(str(tmp_path)), words))
+    assert [c.inside for c in checks] == [True, True, False, False, False]
+
+
 def test_seed_presets_leave_shell_file_arguments_alone(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     (tmp_path / "secret.txt").write_text("TOP SECRET")

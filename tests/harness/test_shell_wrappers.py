@@ -76,3 +76,11 @@ def test_the_path_guard_reads_through_the_wrapper(prefix: list[str]) -> None:
 def test_wrapped_deletions_are_blocked_like_the_bare_one(line: str) -> None:
     assert _guard().check("rm -rf data").blocked
     assert _guard().check(line).blocked
+
+
+@pytest.mark.parametrize("shell", [["bash", "-c"], ["bash", "-o", "pipefail", "-c"], ["zsh", "-l", "-c"],
+                                   ["su", "-", "app", "-lc"], ["busybox", "sh", "-c"]])
+def test_a_shells_script_is_read_the_same_by_the_guard_and_loop_detection(shell: list[str]) -> None:
+    # The guard once read `bash -o pipefail -c SCRIPT` as a script file named `pipefail`.
+    assert _guard().check(shlex.join([*shell, "rm -rf data"])).blocked
+    assert shell_key(shlex.join([*shell, "make test"])) == shell_key("make test")
