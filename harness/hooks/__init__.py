@@ -83,9 +83,6 @@ class HookRunner(Control):
         self._hooks[event].append(handler)
         return handler
 
-    def handlers(self, event: str) -> list[Handler]:
-        return list(self._hooks[event])
-
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
         for h in self._hooks["before_tool_call"]:
             try:

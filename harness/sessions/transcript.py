@@ -136,11 +136,6 @@ def load_transcript(path: str | Path, repair: bool = True) -> list[Message]:
     return repair_history(messages) if repair else messages
 
 
-def has_marker(records: Sequence[dict[str, Any]], name: str) -> bool:
-    """True when any record is the marker ``name``."""
-    return any(r.get("marker") == name for r in records)
-
-
 def redact_message(m: Message, redact: Redactor) -> Message:
     """A copy of ``m`` with every string it carries passed through ``redact``."""
     update: dict[str, Any] = {"content": redact(m.content)}

@@ -58,10 +58,6 @@ class TranscriptControl(Control):
             return HostStore(self.config.host_dir)
         return WorkspaceStore(workspace)
 
-    def location(self, workspace: Workspace) -> str:
-        """The transcript's full path (for logs and the CLI's resume hint)."""
-        return self.store_for(workspace).describe(self.path)
-
     def writer(self, workspace: Workspace) -> TranscriptWriter:
         if self._writer is None:
             self._writer = TranscriptWriter(self.store_for(workspace), self.path,

@@ -18,9 +18,7 @@ from harness.prompt_builder import (
     build_prompt,
     build_system_prompt,
     has_received_bootstrap,
-    register_prompt_section,
     sort_context_files,
-    unregister_prompt_section,
 )
 from harness.prompts import load_prompt
 from harness.testing import FunctionModel, scripted
@@ -138,19 +136,9 @@ def test_has_received_bootstrap_reads_lists_and_jsonl_transcripts(tmp_path: Path
     assert not has_received_bootstrap(tmp_path / "missing.jsonl")
 
 
-def test_extra_sections_from_argument_config_and_registry(tmp_path: Path) -> None:
-    register_prompt_section("zz-mode", lambda cfg: "MODE: plan (read-only tools only)")
-    register_prompt_section("aa-none", lambda cfg: None)
-    try:
-        p = build(tiered(extra_sections=["reflection.md"]), tmp_path, extra_sections=["EXTRA ARG"])
-        s = p.stable
-        assert s.index(load_prompt("reflection.md")[:30]) < s.index("EXTRA ARG") < s.index("MODE: plan")
-        off = asyncio.run(build_system_prompt(HarnessConfig(), LocalWorkspace(tmp_path)))
-        assert off.endswith("MODE: plan (read-only tools only)")  # also without the tiers
-    finally:
-        unregister_prompt_section("zz-mode")
-        unregister_prompt_section("aa-none")
-    assert "MODE: plan" not in asyncio.run(build_system_prompt(HarnessConfig(), LocalWorkspace(tmp_path)))
+def test_extra_sections_from_argument_and_config(tmp_path: Path) -> None:
+    p = build(tiered(extra_sections=["reflection.md"]), tmp_path, extra_sections=["EXTRA ARG"])
+    assert p.stable.index(load_prompt("reflection.md")[:30]) < p.stable.index("EXTRA ARG")
 
 
 def test_long_context_files_are_cut(tmp_path: Path) -> None:

@@ -18,9 +18,9 @@ from harness.sessions.progress import (
     append_note,
     build_session_bootstrap_prompt,
     detect_first_session,
-    mark_task_done,
     read_progress,
     select_next_task,
+    set_task_status,
 )
 from harness.sessions.session import Session
 from harness.testing import call, scripted
@@ -59,15 +59,15 @@ def test_first_session_is_the_one_without_a_progress_file(tmp_path: Path) -> Non
     assert not asyncio.run(detect_first_session(store))
 
 
-def test_mark_task_done_rewrites_the_file_atomically(tmp_path: Path) -> None:
+def test_set_task_status_rewrites_the_file_atomically(tmp_path: Path) -> None:
     store = _seed(tmp_path)
-    task = asyncio.run(mark_task_done(store, "agent-progress.json", "T2"))
+    task = asyncio.run(set_task_status(store, "agent-progress.json", "T2", "done"))
     assert task.status == "done" and task.completed_at
     data = json.loads((tmp_path / "agent-progress.json").read_text())
     assert [t["status"] for t in data] == ["done", "done", "in_progress"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left
     with pytest.raises(ProgressError, match="no task 'T9'.*'T1', 'T2', 'T3'"):
-        asyncio.run(mark_task_done(store, "agent-progress.json", "T9"))
+        asyncio.run(set_task_status(store, "agent-progress.json", "T9", "done"))
 
 
 def test_bad_progress_files_are_named_in_the_error(tmp_path: Path) -> None:
