@@ -12,10 +12,7 @@ import os
 import re
 import shlex
 import time
-from functools import cache
 from typing import Any
-
-import yaml
 
 from harness.config import HarnessConfig, HooksConfig
 from harness.context_files import local_root
@@ -30,7 +27,7 @@ from harness.hooks import (
     StopRequest,
 )
 from harness.messages import ToolCall
-from harness.prompts import load_prompt
+from harness.prompts import load_texts
 from harness.state import RunState
 from harness.status import ExitStatus
 from harness.tools.base import ToolOutcome
@@ -55,12 +52,8 @@ _COMPILE_CHECK = (
 )
 
 
-@cache
 def texts() -> dict[str, str]:
-    data = yaml.safe_load(load_prompt("hooks.yaml"))
-    if not isinstance(data, dict):
-        raise ValueError("harness/prompts/hooks.yaml: expected a mapping of texts")
-    return {str(k): str(v) for k, v in data.items()}
+    return load_texts("hooks.yaml")
 
 
 def _tail(text: str, lines: int = 40, chars: int = 3000) -> str:
