@@ -4,7 +4,6 @@ extra sections, and the cache boundary."""
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -121,19 +120,10 @@ def test_bootstrap_only_until_the_session_has_the_marker(tmp_path: Path) -> None
     assert fresh.stable == done.stable  # the bootstrap never moves the cached prefix
 
 
-def test_has_received_bootstrap_reads_lists_and_jsonl_transcripts(tmp_path: Path) -> None:
+def test_has_received_bootstrap_reads_marker_records() -> None:
     assert not has_received_bootstrap(None)
     assert not has_received_bootstrap([Message.user("hi")])
-    assert has_received_bootstrap([Message(role="user", content=BOOTSTRAP_COMPLETED_MARKER,
-                                           origin="marker")])
-    path = tmp_path / "s.jsonl"
-    path.write_text(json.dumps(Message.user("x" * 300_000).model_dump()) + "\n"
-                    + json.dumps({"marker": BOOTSTRAP_COMPLETED_MARKER}) + "\n"
-                    + json.dumps(Message(role="assistant", content="ok").model_dump()) + "\n")
-    assert has_received_bootstrap(path) and has_received_bootstrap(str(path))
-    path.write_text("not json\n" + json.dumps(Message.user("hi").model_dump()) + "\n")
-    assert not has_received_bootstrap(path)
-    assert not has_received_bootstrap(tmp_path / "missing.jsonl")
+    assert has_received_bootstrap([Message.user("hi"), {"marker": BOOTSTRAP_COMPLETED_MARKER}])
 
 
 def test_extra_sections_from_argument_and_config(tmp_path: Path) -> None:
