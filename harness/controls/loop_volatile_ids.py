@@ -34,14 +34,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from harness.security.patterns import load_patterns
+
 Needs = tuple[str, ...] | re.Pattern[str]
 """What a text must hold for a pattern to match anywhere in it (``sub_where_possible``)."""
 
 _EPHEMERAL = range(32768, 65536)
-_NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
-_SEP = r"[\s:=#\"']*"
-_SAFE = "bcdfghjklmnpqrstvwxz2456789"
-"""Kubernetes' ``rand`` alphabet (no vowels, no 0/1/3): pod and ReplicaSet suffixes."""
 
 _GC_LINE = re.compile(
     r"(?im)^[^\n]*(?:^[ \t]*gc[:(]|\[gc[\],\]]|\bGC\(\d+\)|\bgc \d+ @|\bscavenge\b|\bmark-(?:sweep|compact)\b"
@@ -57,21 +55,9 @@ _FIVE_DIGITS = re.compile(r"[:.]\d{5}")
 _PORT_WORD = re.compile(r"(?i)(\bport\s+)(\d{5})\b")
 
 _TOKENS: list[tuple[str, re.Pattern[str], Needs]] = [
-    ("<port>", re.compile(rf"(?i)\b(?:local|source|src|client|ephemeral|peer)[ _-]?port{_SEP}\d+|\b[ls]port{_SEP}\d+"),
-     ("port",)),
-    ("<conn>", re.compile(rf"(?i)\b(?:conn(?:ection)?|client|socket|sock|stream|channel|handle|cursor|lease|fd)"
-                          rf"[ _-]?id{_SEP}[\w.:-]+|\b(?:conn(?:ection)?|socket|fd|cid|sid){_SEP}#?\d+{_NOT_OF_TOTAL}"),
-     ("conn", "client", "sock", "stream", "channel", "handle", "cursor", "lease", "fd", "cid", "sid")),
-    ("<rev>", re.compile(rf"(?i)(?:\bresource[ _-]?version|\bmod[ _-]?revision|\b_version|\b_seq[ _-]?no|\b_rev"
-                         rf"|\b(?:x-[\w-]+-|modify|raft|commit|applied|last[ _-]?log)[ _-]?index|\b(?:\w+_)?lsn)\b"
-                         rf"{_SEP}[\w./-]+"),
-     ("version", "revision", "_seq", "_rev", "index", "lsn")),
-    ("<inode>", re.compile(rf"(?i)\b(?:inode|ino|i-node)\b{_SEP}\d+"), ("ino", "i-node")),
-    ("<tmp>", re.compile(r"\btmp[._-]?(?=[A-Za-z0-9_]*[0-9A-Z])[A-Za-z0-9_]{6,16}\b"), ()),
-    ("<pod>", re.compile(rf"(?<=[a-z0-9]-)[{_SAFE}]{{6,10}}-[{_SAFE}]{{5}}\b|(?<=[a-z0-9]-)(?=[{_SAFE}]*\d)(?=[{_SAFE}]*[a-z])[{_SAFE}]{{5}}\b(?![-.])"), ()),
-    ("<thread>", re.compile(r"\b(?:Thread-\d+(?:\s\(\w+\))?|ThreadPoolExecutor-\d+_\d+|pool-\d+-thread-\d+|"
-                            r"ForkJoinPool[\w.]*-worker-\d+|goroutine \d+)"), ()),
+    (p.id, p.regex, p.triggers) for p in load_patterns("volatile.yaml", "non_clock", "id", flags=0)
 ]
+"""Labelled and shaped tokens (``non_clock`` of ``harness/rules/volatile.yaml``), in order."""
 _TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[^\s/]+/[^\s/]+/T)(?:/[^\s/:'\"]+)+")
 _NUMBERED = re.compile(r"(?<=/)(?=[^/]*\d)(?:[A-Za-z_-]*\d+|\d+)(?=/|$)")
 """A numbered entry inside a temporary tree (pytest's ``pytest-12/test_read0``, Go's ``TestX/001``):

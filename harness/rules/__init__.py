@@ -7,7 +7,7 @@ every rule with its source and case counts. The code that applies them lives wit
 (``harness/security``, ``harness/controls``); this package only finds them (``case_files``,
 ``cases``, ``listing``). Tables the harness reads beside them: ``provider_errors.yaml`` (the
 labels and transport reasons of provider failures), ``identifiers.yaml`` (what a summary must
-carry verbatim).
+carry verbatim), ``volatile.yaml`` (the tokens a poll repeats with new values).
 """
 
 from __future__ import annotations
