@@ -13,6 +13,7 @@ from harness.loop import Agent
 from harness.sessions.bootstrap import BOOTSTRAP_ORIGIN
 from harness.sessions.files import WorkspaceStore
 from harness.sessions.progress import (
+    TASK_STATUSES,
     ProgressError,
     Task,
     append_note,
@@ -24,6 +25,7 @@ from harness.sessions.progress import (
 )
 from harness.sessions.session import Session
 from harness.testing import call, scripted
+from harness.tools.base import tool_spec
 from harness.workspace import LocalWorkspace
 
 TOOLS = ["bash", "read_file", "write_file", "progress_add_task", "progress_update", "notes_append"]
@@ -171,3 +173,7 @@ def test_injected_once_per_session_also_across_a_resume(tmp_path: Path) -> None:
     in_first, in_resumed, text = asyncio.run(go())
     assert in_first == 1 and in_resumed == 1
     assert text.count("session:state:injected") == 1
+
+
+def test_the_progress_update_tool_offers_every_task_status() -> None:
+    assert tool_spec("progress_update")["parameters"]["properties"]["status"]["enum"] == list(TASK_STATUSES)
