@@ -95,20 +95,14 @@ class SubagentRegistry:
             frontier = [r.id for r in kids]
         return out
 
-    def interrupt_subtree(self, agent_id: str, include_self: bool = True) -> int:
+    def interrupt_subtree(self, agent_id: str) -> None:
         """Flip the fence for ``agent_id`` (a child) and every descendant, interrupting each
-        running one. Returns how many running agents were interrupted."""
-        targets = self.descendants(agent_id)
+        running one."""
         own = self.records.get(agent_id)
-        if include_self and own is not None:
-            targets.insert(0, own)
-        hit = 0
-        for r in targets:
+        for r in ([own] if own else []) + self.descendants(agent_id):
             r.fence = True
             if r.status == "running" and r.agent is not None:
                 r.agent.interrupt()
-                hit += 1
-        return hit
 
     def mark_finished(self, agent_id: str) -> None:
         """An agent's run ended: its still-running children are orphans from now on."""
