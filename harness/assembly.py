@@ -9,7 +9,7 @@ tests a config flag) and returns nothing when its control is off.
 
 ``Bindings`` are what a config cannot say: the permission approver, a session's transcript and
 bootstrap (one per session, shared by its runs), the sub-agent tree an agent belongs to, and
-extra controls that wrap the table (a session's interrupt fence first, a CLI printer last).
+extra controls before the table (a session's interrupt fence).
 """
 
 from __future__ import annotations
@@ -67,8 +67,6 @@ class Bindings:
     """The sub-agent tree this agent sits in (set for a child). None: a new tree."""
     first: Sequence[Control] = ()
     """Controls before the table (a session's interrupt fence and lane progress)."""
-    last: Sequence[Control] = ()
-    """Controls after the table (an observer such as the CLI's printer)."""
 
 
 @dataclass
@@ -177,11 +175,9 @@ class Assembly:
     """Names of the table rows that contributed a control, in order (for tests and reports)."""
 
 
-def build_controls(config: HarnessConfig, *, approver: Approver | None = None,
-                   bindings: Bindings | None = None) -> list[Control]:
+def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -> list[Control]:
     """The table's controls for ``config`` (no sub-agent supervisor: that needs an agent)."""
-    b = bindings or Bindings(approver=approver)
-    return _table(_context(config, b))[0]
+    return _table(_context(config, Bindings(approver=approver)))[0]
 
 
 def _context(config: HarnessConfig, b: Bindings) -> Context:
@@ -205,7 +201,6 @@ def _table(ctx: Context) -> tuple[list[Control], list[str]]:
         if items:
             rows.append(row.name)
             controls.extend(items)
-    controls.extend(ctx.bindings.last)
     return controls, rows
 
 
