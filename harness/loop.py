@@ -151,11 +151,8 @@ class Agent:
         )
 
     async def step(self, state: RunState) -> None:
-        self.check_limits(state)
-        await self.execute(state, await self.query(state))
-
-    def check_limits(self, state: RunState) -> None:
         state.check_limits()  # the limits table (module docstring)
+        await self.execute(state, await self.query(state))
 
     async def query(self, state: RunState) -> ModelReply:
         for c in self.controls:
