@@ -7,14 +7,9 @@ results; errors that end the run are ``RunEnded``. Controls plug in through hook
 table.
 
 Limits in one place: every early ending is a row of the run's limits table
-(``harness.state.run_limits``), which holds each cap read from its config section (turns, tool
-calls, tokens, cost, circuit breaker, ignored loop interventions, empty replies, retry attempts
-and seconds) and the endings that count nothing (fallbacks exhausted, context overflow, provider
-error, kill switch, interrupt), each with its ``ExitStatus``. Turns and tool calls are checked
-before every step (``RunState.check_limits``); a control counts what it watches, asks its row
-(``run.reached(name, count)``) and ends the run through the table (``run.end(name, why)``). A new
-limit is one row and one count, not a new ending path. The loop's own ending is the model's
-answer (``COMPLETED``).
+(``harness.state.run_limits``, which says how a control counts, asks and ends by its row); turns
+and tool calls are checked before every step. A new limit is one row and one count, not a new
+ending path. The loop's own ending is the model's answer (``COMPLETED``).
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """Volatile tokens that are not clocks (``mask_volatile``, after ``mask_non_clock``).
 
-Between two polls that made no progress, more than the time moves: the kernel hands out a new
-ephemeral port for each connection, a server numbers its connections, ``tempfile``/``mktemp``
-and test runners make a new randomly named directory, an object lands at a new address or a new
-inode, a restarted pod gets a new name, the runtime's garbage collector logs new counts. Each is
-recognised by how the system makes it, not by the tools seen:
-
-- ports: the ephemeral range (32768-65535: Linux's default ``ip_local_port_range`` and IANA's
-  dynamic range) after a host, or any port a label calls local/source/client;
-- connection, socket, stream, channel and handle numbers and ids (singular label: ``connections:
-  3`` counts, ``connection 3`` names);
-- temporary names: ``tmp`` + random characters (Python ``tempfile``, ``mktemp``), a randomly named
-  entry straight under a temporary directory;
-- inode numbers; Kubernetes pod names (the ReplicaSet hash and suffix are drawn from the
-  alphabet of Kubernetes' ``rand.SafeEncodeString``); auto-numbered threads (``Thread-12``,
-  ``pool-3-thread-7``, ``goroutine 41``);
-- counters a data store moves on every write to a record, a status heartbeat included, so they
-  move while nothing the reader follows does: Kubernetes ``resourceVersion``, etcd
-  ``mod_revision``, Elasticsearch ``_version``/``_seq_no``, CouchDB ``_rev``, Consul/Nomad/Raft
-  indexes (``X-Consul-Index``, ``ModifyIndex``, ``commit_index``), Postgres LSNs (``replay_lsn``);
-  labelled only (an unlabelled ``0/3000060`` reads as ``N/M``), and not a rollout's ``REVISION``
-  or a consumer's offset, which count work done;
-- garbage-collector log lines (CPython ``gc:``, Go ``gctrace``, JVM unified logging ``GC(n)``/
-  ``[gc]``, V8 ``--trace-gc`` Scavenge/Mark-Compact lines): every number in such a line.
+Between two polls that made no progress, more than the time moves: a new ephemeral port per
+connection, connection numbers, random temporary names, object addresses and inodes, restarted
+pods' names, data stores' write counters, garbage-collector lines. Each is recognised by how the
+system makes it, not by the tools seen (the table and where each comes from:
+``harness/rules/volatile.yaml``, ``non_clock``); ports in the ephemeral range (32768-65535:
+Linux's ``ip_local_port_range``, IANA's dynamic range), temporary paths and GC lines here.
 
 What stays: unlabelled counts, ``N of M``, ports a server was told to use (below 32768), named
 files; a poll whose substance changes still differs.
@@ -44,6 +27,8 @@ _EPHEMERAL = range(32768, 65536)
 _GC_LINE = re.compile(
     r"(?im)^[^\n]*(?:^[ \t]*gc[:(]|\[gc[\],\]]|\bGC\(\d+\)|\bgc \d+ @|\bscavenge\b|\bmark-(?:sweep|compact)\b"
     r"|\bgarbage[- ]collect)[^\n]*$")
+"""Garbage-collector log lines (CPython ``gc:``, Go ``gctrace``, JVM unified logging ``GC(n)``/
+``[gc]``, V8 ``--trace-gc`` Scavenge/Mark-Compact): every number in such a line is masked."""
 _GC_WORDS = ("gc", "scavenge", "mark-", "garbage")
 """One of these is in every line ``_GC_LINE`` matches."""
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
