@@ -195,18 +195,17 @@ class WorkspaceStore:
             raise OSError(f"could not rename {tmp} over {self.describe(path)}: {res.output.strip()}")
 
 
-def make_redactor(enabled: bool, field: str) -> Redactor:
-    """``harness.security.redaction.redact`` when ``enabled`` (``field``: the config field that
-    asked, for messages), else the identity."""
-    return redact if enabled else _identity
-
-
 def _identity(text: str) -> str:
     return text
 
 
 NO_REDACTION: Redactor = _identity
 """The redactor ``make_redactor`` returns when redaction is off (callers may skip the walk)."""
+
+
+def make_redactor(enabled: bool) -> Redactor:
+    """``harness.security.redaction.redact`` when ``enabled``, else ``NO_REDACTION``."""
+    return redact if enabled else NO_REDACTION
 
 
 def redact_obj(obj: Any, redact: Redactor) -> Any:

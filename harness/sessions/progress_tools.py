@@ -32,7 +32,7 @@ async def _progress_update(args: dict[str, Any], ctx: ToolContext) -> ToolOutcom
     task_id, status = _str(args, "task_id"), _str(args, "status")
     try:
         task = await set_task_status(WorkspaceStore(ctx.workspace), cfg.progress_file, task_id,
-                                     status, make_redactor(cfg.redact, "progress.redact"))
+                                     status, make_redactor(cfg.redact))
     except (ProgressError, ValueError) as e:
         return ToolOutcome("failure", str(e))
     done = f" at {task.completed_at}" if task.completed_at else ""
@@ -50,7 +50,7 @@ async def _progress_add_task(args: dict[str, Any], ctx: ToolContext) -> ToolOutc
                 acceptance_criteria=criteria)
     try:
         tasks = await add_task(WorkspaceStore(ctx.workspace), cfg.progress_file, task,
-                               make_redactor(cfg.redact, "progress.redact"))
+                               make_redactor(cfg.redact))
     except ProgressError as e:
         return ToolOutcome("failure", str(e))
     return ToolOutcome("result", f"Added task {task.id!r} ({len(tasks)} tasks in "
@@ -60,7 +60,7 @@ async def _progress_add_task(args: dict[str, Any], ctx: ToolContext) -> ToolOutc
 async def _notes_append(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     cfg = ctx.config.progress
     await append_note(WorkspaceStore(ctx.workspace), cfg.notes_file, _str(args, "text"),
-                      make_redactor(cfg.redact, "progress.redact"))
+                      make_redactor(cfg.redact))
     return ToolOutcome("result", f"Appended a note to {cfg.notes_file}.",
                        {"file_path": cfg.notes_file})
 

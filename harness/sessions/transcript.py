@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from harness.events import subsystem_logger
 from harness.messages import Message
-from harness.sessions.files import NO_REDACTION, FileStore, Redactor, make_redactor, redact_obj
+from harness.sessions.files import NO_REDACTION, FileStore, Redactor, redact_obj
 from harness.sessions.records import bounded_message, message_line, record_line
 
 log = subsystem_logger("sessions.transcript")
@@ -171,7 +171,7 @@ class TranscriptWriter:
         self.store = store
         self.path = path
         self.atomic = atomic
-        self.redact = redact or make_redactor(False, "")
+        self.redact = redact or NO_REDACTION
         self._lines: list[str] | None = None
         self._pending: list[str] = []  # lines not yet on disk (queued, or a failed flush's)
         self._rewrite = False  # the file on disk is not exactly ``_lines`` (torn tail, failed append)

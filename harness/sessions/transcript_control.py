@@ -48,7 +48,7 @@ class TranscriptControl(Control):
         self.config = config
         self.session_id = validate_session_id(session_id or new_session_id())
         self.path = str(PurePosixPath(config.dir) / f"{self.session_id}.jsonl")
-        self._redact = make_redactor(config.redact, "transcript.redact")
+        self._redact = make_redactor(config.redact)
         self._writer: TranscriptWriter | None = None
         self._early_markers: list[tuple[str, dict[str, Any]]] = []
 
