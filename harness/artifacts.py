@@ -1,7 +1,7 @@
 """Session-scoped, TTL-aware store for oversize tool outputs (seed 003 ``ArtifactStore``).
 
 An output over the threshold is not injected into the context: it is written to
-``<artifact_dir>/<session_id>/<artifact_id>.txt`` in the workspace, and the model gets a compact
+``<artifact_dir>/<store id>/<artifact_id>.txt`` in the workspace, and the model gets a compact
 reference it can follow with ``read_file``. The files live in the workspace (not on the harness
 host) because that is the only place the model's ``read_file`` can reach, sandbox or not.
 Artifacts expire after ``ttl_s`` (seed 003: 1 hour): expired ones are removed on the next put.
