@@ -22,7 +22,6 @@ Source: seed 004, "TIER 1: FROZEN / TIER 2: SESSION-STABLE / CACHE BOUNDARY MARK
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -78,10 +77,6 @@ class SystemPrompt:
     @property
     def text(self) -> str:
         return self.stable + (CACHE_BOUNDARY + self.volatile if self.volatile else "")
-
-    @property
-    def stable_hash(self) -> str:
-        return hashlib.sha256(self.stable.encode()).hexdigest()[:16]
 
 
 async def build_system_prompt(

@@ -115,6 +115,11 @@ class AgentQueue:
             self._workers[session_id] = asyncio.create_task(self._session_worker(session_id))
         return await future
 
+    def pending(self, session_id: str) -> int:
+        """Jobs of ``session_id`` waiting (not counting the running one)."""
+        q = self._queues.get(session_id)
+        return q.qsize() if q is not None else 0
+
     async def aclose(self) -> None:
         for w in list(self._workers.values()):
             w.cancel()

@@ -59,11 +59,6 @@ class Session:
         self._history_lock = asyncio.Lock()
         self._running: dict[Agent, InterruptFence] = {}
 
-    @property
-    def running(self) -> bool:
-        """True while a run of this session is in progress."""
-        return bool(self._running)
-
     async def resume(self) -> list[Message]:
         """The session's history: loaded (and repaired) from the transcript on first use."""
         async with self._history_lock:

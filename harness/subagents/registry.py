@@ -67,9 +67,6 @@ class SubagentRegistry:
         """Children ever spawned by ``parent_id`` (the fan-out limit counts these)."""
         return len(self.children(parent_id))
 
-    def count_active_children(self, parent_id: str) -> int:
-        return sum(1 for r in self.children(parent_id) if r.status == "running")
-
     def announce_completion(self, child_id: str, result: SubagentResult) -> None:
         record = self.records.get(child_id)
         if record is None or record.done.done():

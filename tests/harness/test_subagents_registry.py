@@ -21,10 +21,10 @@ def test_depth_and_children_are_tracked() -> None:
         reg.spawn("c2", "root", "t2")
         reg.spawn("g1", "c1", "t3")
         assert (reg.depth("root"), reg.depth("c1"), reg.depth("g1")) == (0, 1, 2)
-        assert reg.count_children("root") == 2 and reg.count_active_children("root") == 2
+        assert reg.count_children("root") == 2
         assert [r.id for r in reg.descendants("root")] == ["c1", "c2", "g1"]
         reg.announce_completion("c2", SubagentResult("c2", "completed", "ok"))
-        assert reg.count_children("root") == 2 and reg.count_active_children("root") == 1
+        assert reg.count_children("root") == 2 and reg.records["c2"].status == "completed"
 
     asyncio.run(go())
 
