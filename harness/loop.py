@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict
 
@@ -29,7 +28,6 @@ from harness.messages import Message
 from harness.model import Model, ModelReply, Usage
 from harness.prompt_builder import build_system_prompt
 from harness.router import ModelRouter
-from harness.security.permissions import Approver
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
 from harness.subagents.tool import SubagentParent
@@ -63,19 +61,14 @@ class Agent:
         tools: list[Tool] | None = None,
         controls: list[Control] | None = None,
         on_event: EventSink | None = None,
-        approver: Approver | None = None,
         bindings: Bindings | None = None,
     ) -> None:
         """``tools`` and ``controls``: finished lists; what is not given is assembled from the
-        config and ``bindings`` by ``harness.assembly``. ``approver``: shorthand for
-        ``Bindings(approver=...)``: async ``(tool_name, args) -> bool`` asked by permission modes
-        (``ask``); without one, tools that need approval are denied."""
+        config and ``bindings`` (the permission approver among them) by ``harness.assembly``."""
         self.config = config
         self.router = ModelRouter(models if isinstance(models, list) else [models], config.failover)
         self.workspace = workspace
         self.on_event = on_event
-        if bindings is None or approver is not None:
-            bindings = replace(bindings or Bindings(), approver=approver)
         parts = assemble(config, bindings, tools=tools, controls=controls,
                          make_child=self._make_child, on_event=on_event)
         self.tools, self.controls, self.spawner = parts.tools, parts.controls, parts.spawner

@@ -52,10 +52,6 @@ _COMPILE_CHECK = (
 )
 
 
-def texts() -> dict[str, str]:
-    return load_texts("hooks.yaml")
-
-
 def _tail(text: str, lines: int = 40, chars: int = 3000) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])[-chars:]
 
@@ -88,7 +84,7 @@ def post_edit_lint(cfg: HooksConfig) -> AfterToolHook:
                 problems.append(res.output.strip())
         if not problems:
             return None
-        return texts()["lint_failure"].format(path=path, output=_tail("\n".join(problems)))
+        return load_texts("hooks.yaml")["lint_failure"].format(path=path, output=_tail("\n".join(problems)))
 
     return post_edit_lint
 
@@ -104,7 +100,7 @@ def pre_commit_tests(cfg: HooksConfig) -> BeforeToolHook:
         if not res.timed_out and res.exit_code in cfg.test_pass_exit_codes:
             return None
         exit_code = "a timeout" if res.timed_out else str(res.exit_code)
-        return HookResult(True, texts()["commit_blocked"].format(
+        return HookResult(True, load_texts("hooks.yaml")["commit_blocked"].format(
             command=cfg.test_command, exit_code=exit_code, summary=_tail(res.output),
             original=command,
         ))
@@ -170,7 +166,7 @@ def memory_distillation(path: str) -> PostTurnHook:
             (m.content for m in reversed(run.messages) if m.role == "assistant" and m.content),
             "",
         ) or f"(no answer: {message})"
-        entry = texts()["notes_entry"].format(
+        entry = load_texts("hooks.yaml")["notes_entry"].format(
             when=time.strftime("%Y-%m-%d %H:%M:%S"), run_id=run.run_id[:12], status=status,
             task=task.strip()[:500], answer=answer.strip(),
         )
