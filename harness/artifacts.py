@@ -1,7 +1,7 @@
 """Session-scoped, TTL-aware store for oversize tool outputs (seed 003 ``ArtifactStore``).
 
 An output over the threshold is not injected into the context: it is written to
-``<artifact_dir>/<session_id>/<artifact_id>.txt`` in the workspace, and the model gets a compact
+``<artifact_dir>/<store id>/<artifact_id>.txt`` in the workspace, and the model gets a compact
 reference it can follow with ``read_file``. The files live in the workspace (not on the harness
 host) because that is the only place the model's ``read_file`` can reach, sandbox or not.
 Artifacts expire after ``ttl_s`` (seed 003: 1 hour): expired ones are removed on the next put.
@@ -35,7 +35,6 @@ class Artifact:
     """Workspace-relative path of the full content."""
     chars: int
     lines: int
-    created: float
     expires: float
 
 
@@ -44,12 +43,11 @@ class ArtifactStore:
         self,
         base_dir: str = ".artifacts",
         ttl_s: float = 3600.0,
-        session_id: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """``clock`` is the time source (wall-clock seconds); expiry is judged against it."""
-        self.session_id = _SAFE.sub("-", session_id) if session_id else uuid.uuid4().hex[:12]
-        self.dir = f"{base_dir.rstrip('/')}/{self.session_id}"
+        """``clock`` is the time source (wall-clock seconds); expiry is judged against it. Each
+        store (one per agent) has its own directory under ``base_dir``."""
+        self.dir = f"{base_dir.rstrip('/')}/{uuid.uuid4().hex[:12]}"
         self.ttl_s = ttl_s
         self.clock = clock
         self._index: dict[str, Artifact] = {}
@@ -66,20 +64,11 @@ class ArtifactStore:
         now = self.clock()
         art = Artifact(
             id=art_id, path=f"{self.dir}/{art_id}.txt", chars=len(content),
-            lines=content.count("\n") + 1, created=now, expires=now + self.ttl_s,
+            lines=content.count("\n") + 1, expires=now + self.ttl_s,
         )
         await workspace.write_file(art.path, content)
         self._index[art_id] = art
         return art
-
-    def get(self, art_id: str) -> Artifact | None:
-        """The artifact, or None when unknown or expired."""
-        art = self._index.get(art_id)
-        return art if art is not None and art.expires > self.clock() else None
-
-    async def read(self, workspace: Workspace, art_id: str) -> str | None:
-        art = self.get(art_id)
-        return None if art is None else await workspace.read_file(art.path)
 
     async def prune(self, workspace: Workspace) -> list[str]:
         """Remove expired artifacts (index and files); returns their ids."""

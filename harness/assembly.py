@@ -9,13 +9,13 @@ tests a config flag) and returns nothing when its control is off.
 
 ``Bindings`` are what a config cannot say: the permission approver, a session's transcript and
 bootstrap (one per session, shared by its runs), the sub-agent tree an agent belongs to, and
-extra controls that wrap the table (a session's interrupt fence first, a CLI printer last).
+extra controls before the table (a session's interrupt fence).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from harness.config import HarnessConfig
 from harness.controls.base import Control
@@ -67,8 +67,6 @@ class Bindings:
     """The sub-agent tree this agent sits in (set for a child). None: a new tree."""
     first: Sequence[Control] = ()
     """Controls before the table (a session's interrupt fence and lane progress)."""
-    last: Sequence[Control] = ()
-    """Controls after the table (an observer such as the CLI's printer)."""
 
 
 @dataclass
@@ -173,15 +171,11 @@ class Assembly:
     tools: list[Tool]
     controls: list[Control]
     spawner: SubagentSpawner | None = None
-    rows: list[str] = field(default_factory=list)
-    """Names of the table rows that contributed a control, in order (for tests and reports)."""
 
 
-def build_controls(config: HarnessConfig, *, approver: Approver | None = None,
-                   bindings: Bindings | None = None) -> list[Control]:
+def build_controls(config: HarnessConfig, *, approver: Approver | None = None) -> list[Control]:
     """The table's controls for ``config`` (no sub-agent supervisor: that needs an agent)."""
-    b = bindings or Bindings(approver=approver)
-    return _table(_context(config, b))[0]
+    return _table(_context(config, Bindings(approver=approver)))
 
 
 def _context(config: HarnessConfig, b: Bindings) -> Context:
@@ -194,19 +188,13 @@ def _context(config: HarnessConfig, b: Bindings) -> Context:
     return Context(config, b, transcript, bootstrap)
 
 
-def _table(ctx: Context) -> tuple[list[Control], list[str]]:
+def _table(ctx: Context) -> list[Control]:
     controls: list[Control] = list(ctx.bindings.first)
-    rows: list[str] = []
     for row in TABLE:
         built = row.build(ctx)
-        if built is None:
-            continue
-        items = [built] if isinstance(built, Control) else list(built)
-        if items:
-            rows.append(row.name)
-            controls.extend(items)
-    controls.extend(ctx.bindings.last)
-    return controls, rows
+        if built is not None:
+            controls.extend([built] if isinstance(built, Control) else built)
+    return controls
 
 
 def assemble(
@@ -225,10 +213,7 @@ def assemble(
     b = bindings or Bindings()
     # Plan/execute mode, layer 2: only mode-allowed tools are offered.
     finished_tools = allowed_tools(config, tools if tools is not None else resolve_tools(config.tools))
-    if controls is not None:
-        finished, rows = list(controls), list[str]()
-    else:
-        finished, rows = _table(_context(config, b))
+    finished = list(controls) if controls is not None else _table(_context(config, b))
     spawner = None
     has_supervisor = any(isinstance(c, SubagentSupervisor) for c in finished)
     if config.subagents.enabled and make_child is not None and not has_supervisor:
@@ -237,5 +222,4 @@ def assemble(
         place = b.parent or top_level_parent(config, approver)
         spawner, supervisor = build_spawner(config, finished_tools, place, make_child, on_event)
         finished.append(supervisor)  # after the transcript, as it always was: it only fences
-        rows.append("subagents")
-    return Assembly(finished_tools, finished, spawner, rows)
+    return Assembly(finished_tools, finished, spawner)

@@ -11,9 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from harness.config_base import Regex
 from harness.config_base import Strict as _Strict
-from harness.config_base import check_regex
 from harness.context_config import (
+    BootstrapOnceConfig,
     CompactionConfig,
     ContextResetConfig,
     PromptConfig,
@@ -22,7 +23,6 @@ from harness.context_config import (
 )
 from harness.discipline_config import ContractFirstConfig, VerifyDoneConfig
 from harness.execution.config import DeadlinesConfig, ParallelToolsConfig, ReplayConfig
-from harness.runtime_config import BootstrapOnceConfig
 from harness.security.config import (
     CommandGuardConfig,
     ContextScanConfig,
@@ -91,7 +91,7 @@ class LoopDetectionConfig(_Strict):
     ])
     """Poll tools: ``name``, or ``name:regex`` where the regex must match the call's arguments as
     canonical JSON (sorted keys)."""
-    poll_command_pattern: str | None = r"^\s*(cat|tail)\s.*\.(status|log)\s*$|status"
+    poll_command_pattern: Regex | None = r"^\s*(cat|tail)\s.*\.(status|log)\s*$|status"
     """A call whose string ``command`` argument (bash) matches this regex is a poll too."""
     poll_threshold: int = Field(5, ge=2)
     """Trailing identical results of one poll that mean no progress (seed 004: the critical
@@ -126,11 +126,6 @@ class LoopDetectionConfig(_Strict):
     cycle_repeats: int = Field(2, ge=2)
     """Full repetitions of a sequence of 3+ calls at the end of the window that count as a cycle
     (2: A-B-C-A-B-C, like ping-pong's A-B-A-B)."""
-
-    @field_validator("poll_command_pattern")
-    @classmethod
-    def _regex_compiles(cls, v: str | None) -> str | None:
-        return check_regex(v, "poll_command_pattern")
 
     @field_validator("poll_tools")
     @classmethod

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 
 class Strict(BaseModel):
@@ -21,6 +22,10 @@ def check_regex(pattern: str | None, field: str) -> str | None:
         except re.error as e:
             raise ValueError(f"{field} {pattern!r} is not a valid regex: {e}") from e
     return pattern
+
+
+Regex = Annotated[str, AfterValidator(lambda p: check_regex(p, "pattern"))]
+"""A config string that must compile as a regular expression."""
 
 
 def check_regexes(patterns: Iterable[str], field: str) -> list[str]:

@@ -1,5 +1,5 @@
-"""Config models of the context controls: compaction, context reset, the system prompt, skills
-and reflection (fields of ``HarnessConfig``; defaults OFF). Kept out of ``harness/config.py`` so
+"""Config models of the context controls: compaction, context reset, the system prompt, the
+bootstrap file, skills and reflection (fields of ``HarnessConfig``; defaults OFF). Kept out of ``harness/config.py`` so
 that file stays small."""
 
 from __future__ import annotations
@@ -132,3 +132,11 @@ class ReflectionConfig(_Strict):
     """Tokens (input + output) the reflections of one run may spend together."""
     timeout_s: float = Field(60.0, gt=0)
     """Deadline of one reflection call; on expiry a stub is returned and the run goes on."""
+
+
+class BootstrapOnceConfig(_Strict):
+    enabled: bool = False
+    """Deliver the bootstrap file (``prompt.bootstrap_file``) once per session (seed 004 failure
+    table, "bootstrap re-injected on every turn"): after the first reply to a system prompt that
+    held it, the session counts it as delivered (``session:bootstrap:completed``) and later model
+    calls get the prompt without it. Off: it stays in the system prompt of every call."""

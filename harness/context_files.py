@@ -14,7 +14,6 @@ Source: seed 004, "Sort context files by a fixed priority map, not by filesystem
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
@@ -45,10 +44,8 @@ locale and would change the prompt bytes). Unlisted files come after, by name.""
 
 BOOTSTRAP_COMPLETED_MARKER = "session:bootstrap:completed"
 """Transcript marker record (``{"marker": ...}``) saying the bootstrap text was delivered."""
-SCAN_TAIL_BYTES = 256 * 1024
-SCAN_MAX_RECORDS = 500
 
-Transcript = Sequence[Message | dict[str, Any]] | str | Path | None
+Transcript = Sequence[Message | dict[str, Any]] | None
 ScanFn = Callable[[str, str], Any]
 
 
@@ -61,13 +58,9 @@ def sort_context_files(names: Iterable[str]) -> list[str]:
     return sorted(set(names), key=key)
 
 
-def scanner(config: HarnessConfig) -> ScanFn | None:
+def scanner(config: HarnessConfig, split: SplitFindings = ()) -> ScanFn | None:
     """The context-file scanner when ``prompt.scan_context_files`` or ``context_scan.enabled`` is
-    on (with ``context_scan.extra_patterns``)."""
-    return _scanner(config)
-
-
-def _scanner(config: HarnessConfig, split: SplitFindings = ()) -> ScanFn | None:
+    on (with ``context_scan.extra_patterns``, and the joint findings ``split``)."""
     security = getattr(config, "context_scan", None)
     if not (config.prompt.scan_context_files or getattr(security, "enabled", False)):
         return None
@@ -88,7 +81,7 @@ async def context_scanner(config: HarnessConfig, workspace: Workspace, names: It
     ordered = sort_context_files(names)
     key = _split_key(workspace, ordered, scan)
     if key is not None and (hit := _splits.get(key)) is not None:
-        return _scanner(config, hit)
+        return scanner(config, hit)
     files = []
     for name in ordered:
         content = await _read_text(workspace, name)
@@ -96,10 +89,8 @@ async def context_scanner(config: HarnessConfig, workspace: Workspace, names: It
             files.append((name, content))
     split = split_findings(files, security)
     if key is not None:
-        if len(_splits) >= _SECTION_CACHE_LIMIT:
-            _splits.clear()
-        _splits[key] = split
-    return _scanner(config, split)
+        bounded_put(_splits, key, split)
+    return scanner(config, split)
 
 
 _splits: dict[tuple[Any, ...], SplitFindings] = {}
@@ -130,6 +121,13 @@ Signature = tuple[int, int, int, int] | None
 _SECTION_CACHE_LIMIT = 512
 _sections: dict[tuple[Any, ...], tuple[str | None, bool]] = {}
 """(path, signature, how it is rendered) -> (section, blocked)."""
+
+
+def bounded_put(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """``cache[key] = value``, emptying the cache first once it holds ``_SECTION_CACHE_LIMIT``."""
+    if len(cache) >= _SECTION_CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
 
 
 def local_root(workspace: Workspace) -> str | None:
@@ -195,9 +193,7 @@ async def load_context_file(
         mine: list[str] = []
         section = await _load_context_file(workspace, name, max_chars, scan, mine, title)
         hit = (section, bool(mine))
-        if len(_sections) >= _SECTION_CACHE_LIMIT:
-            _sections.clear()
-        _sections[key] = hit
+        bounded_put(_sections, key, hit)
     if hit[1]:
         blocked.append(name)
     return hit[0]
@@ -230,42 +226,8 @@ async def _load_context_file(
     return f"## {title or name}\n{truncate(content.strip(), max_chars)}"
 
 
-def _records_from_path(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        f.seek(max(0, size - SCAN_TAIL_BYTES))  # only the tail: fast on long transcripts
-        tail = f.read().decode("utf-8", errors="replace")
-    records = []
-    for line in tail.splitlines()[-SCAN_MAX_RECORDS:]:
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # the first line of the tail is usually cut
-        if isinstance(rec, dict):
-            records.append(rec)
-    return records
-
-
 def has_received_bootstrap(transcript: Transcript) -> bool:
-    """True when the session already has the ``session:bootstrap:completed`` marker.
-
-    ``transcript``: a list of ``Message`` objects and/or record dicts (a marker record is
-    ``{"marker": "session:bootstrap:completed"}``; a ``Message`` with ``origin="marker"`` and that
-    content counts too), or the path of a JSONL transcript (its last 256 KiB / 500 records are
-    scanned, seed 004). None (a new session) has no marker.
-    """
-    if transcript is None:
-        return False
-    if isinstance(transcript, str | Path):
-        items: Sequence[Message | dict[str, Any]] = _records_from_path(Path(transcript))
-    else:
-        items = transcript
-    for item in items:
-        if isinstance(item, dict) and item.get("marker") == BOOTSTRAP_COMPLETED_MARKER:
-            return True
-        if (isinstance(item, Message) and item.origin == "marker"
-                and item.content == BOOTSTRAP_COMPLETED_MARKER):
-            return True
-    return False
+    """True when the session's records hold the ``session:bootstrap:completed`` marker record
+    (``{"marker": ...}``); None (a new session) has none."""
+    return any(isinstance(r, dict) and r.get("marker") == BOOTSTRAP_COMPLETED_MARKER
+               for r in transcript or ())

@@ -6,10 +6,10 @@ the strict base, so it can never form an import cycle.
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from harness.config_base import Regex
 from harness.config_base import Strict as _Strict
-from harness.config_base import check_regex
 
 
 class VerifyDoneConfig(_Strict):
@@ -51,7 +51,7 @@ class ContractFirstConfig(_Strict):
     write would only cost a turn. So the rule applies to tasks that ``task_pattern`` marks as
     sprints, and a contract already in the progress file (later sessions, seed 004's coding agent)
     satisfies it from the start."""
-    task_pattern: str | None = r"(?i)\b(feature|sprint|user stor(y|ies))\b"
+    task_pattern: Regex | None = r"(?i)\b(feature|sprint|user stor(y|ies))\b"
     """Which tasks are sprints: a regular expression searched in the run's task (the user's
     message), the way triage rules classify triggers. ``None``: every task needs a contract."""
     allow_tools: list[str] = Field(default_factory=lambda: [
@@ -59,8 +59,3 @@ class ContractFirstConfig(_Strict):
     ])
     """Tools that may run before the contract exists: they write the contract and the plan.
     A call whose ``path`` argument is the progress or notes file (``write_file``) is allowed too."""
-
-    @field_validator("task_pattern")
-    @classmethod
-    def _pattern_compiles(cls, v: str | None) -> str | None:
-        return check_regex(v, "contract_first.task_pattern")

@@ -91,16 +91,6 @@ class ToolExecutor:
             out.append(outcome)
         return out
 
-    async def run_tool(self, state: RunState, call: ToolCall) -> ToolOutcome:
-        """One call through all three phases (no scheduling)."""
-        self._per_run(state)
-        outcome = await self.before(state, call)
-        if outcome is None:
-            outcome = await self.dispatch(state, call)
-            if self.config.replay.enabled:
-                self._replay.record(call, self.tools.get(call.name), outcome)
-        return await self.after(state, call, outcome)
-
     async def before(self, state: RunState, call: ToolCall) -> ToolOutcome | None:
         state.tool_calls += 1
         if self.config.replay.enabled:

@@ -7,21 +7,15 @@ results; errors that end the run are ``RunEnded``. Controls plug in through hook
 table.
 
 Limits in one place: every early ending is a row of the run's limits table
-(``harness.state.run_limits``), which holds each cap read from its config section (turns, tool
-calls, tokens, cost, circuit breaker, ignored loop interventions, empty replies, retry attempts
-and seconds) and the endings that count nothing (fallbacks exhausted, context overflow, provider
-error, kill switch, interrupt), each with its ``ExitStatus``. Turns and tool calls are checked
-before every step (``RunState.check_limits``); a control counts what it watches, asks its row
-(``run.reached(name, count)``) and ends the run through the table (``run.end(name, why)``). A new
-limit is one row and one count, not a new ending path. The loop's own ending is the model's
-answer (``COMPLETED``).
+(``harness.state.run_limits``, which says how a control counts, asks and ends by its row); turns
+and tool calls are checked before every step. A new limit is one row and one count, not a new
+ending path. The loop's own ending is the model's answer (``COMPLETED``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import traceback
-from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict
 
@@ -34,7 +28,6 @@ from harness.messages import Message
 from harness.model import Model, ModelReply, Usage
 from harness.prompt_builder import build_system_prompt
 from harness.router import ModelRouter
-from harness.security.permissions import Approver
 from harness.state import RunState
 from harness.status import ExitStatus, RunEnded
 from harness.subagents.tool import SubagentParent
@@ -68,19 +61,14 @@ class Agent:
         tools: list[Tool] | None = None,
         controls: list[Control] | None = None,
         on_event: EventSink | None = None,
-        approver: Approver | None = None,
         bindings: Bindings | None = None,
     ) -> None:
         """``tools`` and ``controls``: finished lists; what is not given is assembled from the
-        config and ``bindings`` by ``harness.assembly``. ``approver``: shorthand for
-        ``Bindings(approver=...)``: async ``(tool_name, args) -> bool`` asked by permission modes
-        (``ask``); without one, tools that need approval are denied."""
+        config and ``bindings`` (the permission approver among them) by ``harness.assembly``."""
         self.config = config
         self.router = ModelRouter(models if isinstance(models, list) else [models], config.failover)
         self.workspace = workspace
         self.on_event = on_event
-        if bindings is None or approver is not None:
-            bindings = replace(bindings or Bindings(), approver=approver)
         parts = assemble(config, bindings, tools=tools, controls=controls,
                          make_child=self._make_child, on_event=on_event)
         self.tools, self.controls, self.spawner = parts.tools, parts.controls, parts.spawner
@@ -151,11 +139,8 @@ class Agent:
         )
 
     async def step(self, state: RunState) -> None:
-        self.check_limits(state)
-        await self.execute(state, await self.query(state))
-
-    def check_limits(self, state: RunState) -> None:
         state.check_limits()  # the limits table (module docstring)
+        await self.execute(state, await self.query(state))
 
     async def query(self, state: RunState) -> ModelReply:
         for c in self.controls:

@@ -10,8 +10,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from harness.json_size import approx_chars
-
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -88,3 +86,24 @@ def unpaired_tool_messages(messages: list[Message]) -> str | None:
             if m.role == "assistant":
                 pending = {c.id for c in m.tool_calls}
     return f"unanswered calls {sorted(pending)} at the end" if pending else None
+
+
+def approx_chars(value: Any, cap: int = 10_000_000) -> int:
+    """About how many characters ``value`` takes as JSON, without ``str`` or recursion (which
+    a huge integer or deep nesting would break), counting at most ``cap``."""
+    total, stack = 0, [value]
+    while stack and total < cap:
+        v = stack.pop()
+        if isinstance(v, str):
+            total += len(v) + 2
+        elif isinstance(v, dict):
+            total += 2 + sum(len(str(k)) + 4 for k in v)
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            total += 2 + len(v)
+            stack.extend(v)
+        elif isinstance(v, int) and not isinstance(v, bool):
+            total += v.bit_length() * 3 // 10 + 1
+        else:
+            total += 5
+    return min(total, cap)

@@ -106,6 +106,8 @@ class OpenAICompatModel:
     """``POST {base}/v1/chat/completions``. One instance is one auth profile: several instances
     with the same ``model`` and different ``profile_id``/``api_key`` rotate on failures."""
 
+    provider = "openai-compat"
+
     def __init__(
         self,
         base_url: str,
@@ -113,19 +115,13 @@ class OpenAICompatModel:
         api_key: str | None = None,
         *,
         profile_id: str | None = None,
-        provider: str = "openai-compat",
         timeout_s: float = 300.0,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
     ) -> None:
         self.api_url, self.root_url = api_urls(base_url)
         self.name = model
         self.api_key = api_key
         self.profile_id = profile_id
-        self.provider = provider
         self.timeout_s = timeout_s
-        self.max_tokens = max_tokens
-        self.temperature = temperature
         self._tokenize: bool | None = None
         """Whether the server has ``/tokenize``: unknown until tried once, then remembered."""
 
@@ -166,10 +162,6 @@ class OpenAICompatModel:
                 "name": t.name, "description": t.description, "parameters": t.parameters}}
                 for t in tools]
             p["tool_choice"] = "auto"
-        if self.max_tokens is not None:
-            p["max_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            p["temperature"] = self.temperature
         return p
 
     async def generate(self, messages: list[Message], tools: list[ToolSpec]) -> ModelReply:

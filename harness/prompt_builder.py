@@ -13,18 +13,15 @@ priority map (never by filesystem order), tools sorted and de-duplicated, no clo
 ``prompt.enabled`` off the prompt is the ``system_prompt`` file alone (plus extra sections).
 
 Extra sections (e.g. the plan/execute mode statement of the security controls) reach the stable
-tier three ways: ``extra_sections=`` of ``build_system_prompt``; section providers
-``provider(config) -> str | None`` called in name order on every build, also with
-``prompt.enabled`` off (the security controls' ``mode_prompt_section`` and
-``security_prompt_section`` are built in; others use ``register_prompt_section``); and
-``prompt.extra_sections`` (prompt files, tiered prompt only).
+tier three ways: ``extra_sections=`` of ``build_system_prompt``; the security controls'
+sections (``mode_prompt_section``, ``security_prompt_section``), also with ``prompt.enabled``
+off; and ``prompt.extra_sections`` (prompt files, tiered prompt only).
 
 Source: seed 004, "TIER 1: FROZEN / TIER 2: SESSION-STABLE / CACHE BOUNDARY MARKER / TIER 3: VOLATILE".
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -48,30 +45,15 @@ from harness.workspace import Workspace
 
 CACHE_BOUNDARY = "\n\n<!-- [PROMPT_CACHE_BOUNDARY] -->\n\n"
 
-SectionProvider = Callable[[HarnessConfig], "str | None"]
-_SECTION_PROVIDERS: dict[str, SectionProvider] = {}
-_BUILTIN_SECTIONS: dict[str, SectionProvider] = {
-    "security.mode": mode_prompt_section,
-    "security.untrusted_rule": security_prompt_section,
-}
-"""Providers of the security controls; each returns None when its control is off."""
+_SECTION_PROVIDERS: tuple[Callable[[HarnessConfig], str | None], ...] = (
+    mode_prompt_section, security_prompt_section)
+"""Sections of the security controls; each returns None when its control is off."""
 
 __all__ = [
     "BOOTSTRAP_COMPLETED_MARKER", "CACHE_BOUNDARY", "CONTEXT_FILE_ORDER", "SystemPrompt",
     "build_prompt", "build_system_prompt", "has_received_bootstrap", "normalize_ids",
-    "register_prompt_section", "sort_context_files", "unregister_prompt_section",
+    "sort_context_files",
 ]
-
-
-def register_prompt_section(name: str, provider: SectionProvider) -> None:
-    """Add a stable-tier section: ``provider(config)`` returns its text, or None to add nothing.
-    Providers run in name order, so the prompt does not depend on import order. Registering a
-    name again replaces the provider."""
-    _SECTION_PROVIDERS[name] = provider
-
-
-def unregister_prompt_section(name: str) -> None:
-    _SECTION_PROVIDERS.pop(name, None)
 
 
 def normalize_ids(ids: Iterable[str]) -> list[str]:
@@ -95,10 +77,6 @@ class SystemPrompt:
     @property
     def text(self) -> str:
         return self.stable + (CACHE_BOUNDARY + self.volatile if self.volatile else "")
-
-    @property
-    def stable_hash(self) -> str:
-        return hashlib.sha256(self.stable.encode()).hexdigest()[:16]
 
 
 async def build_system_prompt(
@@ -190,13 +168,7 @@ def _join(sections: Iterable[str]) -> str:
 
 
 def _provided_sections(config: HarnessConfig) -> list[str]:
-    providers = {**_BUILTIN_SECTIONS, **_SECTION_PROVIDERS}
-    texts = []
-    for name in sorted(providers):
-        text = providers[name](config)
-        if text:
-            texts.append(text)
-    return texts
+    return [text for provider in _SECTION_PROVIDERS if (text := provider(config))]
 
 
 def _tools_section(config: HarnessConfig, tools: Sequence[Tool] | None) -> str:

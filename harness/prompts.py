@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+import yaml
+
 PROMPT_DIR = Path(__file__).parent / "prompts"
 
 
@@ -17,3 +19,12 @@ def load_prompt(name_or_path: str) -> str:
         if c.is_file():
             return c.read_text(encoding="utf-8").strip()
     raise FileNotFoundError(f"prompt {name_or_path!r} not found (looked in {PROMPT_DIR})")
+
+
+@cache
+def load_texts(name: str) -> dict[str, str]:
+    """A YAML prompt file of named texts (``hooks.yaml``, ``loop_detection.yaml``)."""
+    data = yaml.safe_load(load_prompt(name))
+    if not isinstance(data, dict):
+        raise ValueError(f"harness/prompts/{name}: expected a mapping of texts")
+    return {str(k): str(v) for k, v in data.items()}

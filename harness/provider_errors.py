@@ -31,36 +31,17 @@ from harness.retry_hints import (
     reset_header_wait,
     worded_retry_after,
 )
+from harness.security.patterns import load_patterns, read_rule_file
 
 Body = str | bytes | dict[str, Any] | list[Any] | None
 
 LONG_RETRY_S = 3600.0
 """A retry hint at least this long is a quota window, not a rate limit."""
 
-# Structural labels (error type / code / gRPC status), lower-cased, per fault kind.
 _LABELS: dict[str, FaultKind] = {
-    **dict.fromkeys(["rate_limit_exceeded", "rate_limit_error", "ratelimitexceeded",
-                     "too_many_requests", "requests_limit_exceeded", "tokens_limit_exceeded",
-                     "rate_limit"], "rate_limit"),
-    **dict.fromkeys(["insufficient_quota", "billing_error", "billing_hard_limit_reached",
-                     "quota_exceeded", "quotaexceeded", "billing_not_active",
-                     "insufficientquota"], "quota_exceeded"),
-    **dict.fromkeys(["overloaded_error", "unavailable", "unavailable_error", "server_overloaded",
-                     "engine_overloaded", "service_unavailable", "serviceunavailable",
-                     "model_overloaded", "internal", "api_error", "server_error",
-                     "internal_server_error", "internalservererror"], "overloaded"),
-    **dict.fromkeys(["authentication_error", "permission_error", "invalid_api_key",
-                     "unauthenticated", "permission_denied", "invalid_authentication",
-                     "unauthorized", "forbidden", "accessdenied", "authenticationerror",
-                     "permissiondeniederror", "api_key_invalid", "401", "403"], "auth_error"),
-    **dict.fromkeys(["context_length_exceeded", "exceed_context_size_error",
-                     "request_too_large", "string_above_max_length", "model_context_window_exceeded",
-                     "context_window_exceeded"], "context_overflow"),
-    **dict.fromkeys(["deadline_exceeded", "timeout", "request_timeout", "timeout_error"],
-                    "timeout"),
+    label: kind for kind, labels in read_rule_file("provider_errors.yaml")[1]["labels"].items() for label in labels
 }
-"""Labels that settle the kind on their own. Generic labels (``invalid_request_error``,
-``INVALID_ARGUMENT``, ``BadRequestError``) are absent on purpose: the wording decides those."""
+"""Labels that settle the kind on their own (``labels`` of ``harness/rules/provider_errors.yaml``)."""
 
 _SUBJECT = (r"(?:context|token|tokens|prompt|input|inputs|sequence|model length|max_model_len|"
             r"payload|request size|message size|body size)")
@@ -83,24 +64,11 @@ _QUOTA_WORDS = re.compile(r"quota|billing|credit balance|credits|payment|plan an
                           r"spending limit|usage limit", re.IGNORECASE)
 _RATE_WORDS = re.compile(r"rate.?limit|too many requests|slow down|requests per|tokens per|"
                          r"concurrency|try again (?:later|in)|retry (?:after|in)", re.IGNORECASE)
-_OVERLOAD_WORDS = re.compile(r"overload|capacity|unavailable|busy|loading model|try again later",
-                             re.IGNORECASE)
-_AUTH_WORDS = re.compile(r"api key|apikey|unauthori[sz]ed|authenticat|permission|forbidden|"
-                         r"access denied|invalid key|credential", re.IGNORECASE)
 _LONG_QUOTA_ID = re.compile(r"per ?day|daily|per ?month|monthly|per ?year|per ?week|"
                             r"per ?hour|hourly", re.IGNORECASE)
 _TIMEOUT_STATUSES = frozenset({408, 504, 522, 524, 598, 599})
 """Request timeout, gateway timeout and the proxies' (Cloudflare, nginx) timeout statuses."""
-_TRANSPORT_REASONS = [
-    ("connection_refused", re.compile(r"refused|errno 111|ECONNREFUSED", re.I)),
-    ("connection_reset", re.compile(r"reset by peer|ECONNRESET|aborted|broken pipe|EPIPE|"
-                                    r"remote end closed|RemoteDisconnected|errno 104", re.I)),
-    ("stream_cut", re.compile(r"incomplete ?read|stream|truncated|premature|chunked|"
-                              r"unexpected eof|content-length", re.I)),
-    ("stall", re.compile(r"timed? ?out|timeout|stall|deadline", re.I)),
-    ("dns", re.compile(r"name or service|nodename|getaddrinfo|resolve|errno -[23]", re.I)),
-    ("tls", re.compile(r"ssl|tls|certificate", re.I)),
-]
+
 
 
 def classify_http_error(
@@ -280,10 +248,9 @@ def guess_dialect(h: Mapping[str, str], data: Any, err: dict[str, Any]) -> str:
 
 
 def transport_reason(text: str) -> str:
-    for reason, pattern in _TRANSPORT_REASONS:
-        if pattern.search(text):
-            return reason
-    return "transport"
+    match = next((p for p in load_patterns("provider_errors.yaml", "transport_reasons", "id")
+                  if p.regex.search(text)), None)
+    return match.id if match else "transport"
 
 
 def _short(body: Body) -> str | None:

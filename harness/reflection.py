@@ -11,7 +11,6 @@ Source: seed 003, ``ReflectionEngine.reflect()`` "always returns a ReflectionRes
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -56,11 +55,8 @@ class ReflectionEngine:
         messages: Sequence[Message],
         model: Model | None,
         tools: Sequence[ToolSpec] = (),
-        *,
-        deadline: float | None = None,
     ) -> ReflectionResult:
-        """One reflection on ``messages``. ``deadline`` is a ``time.monotonic()`` instant (e.g.
-        the turn's); the call gets at most ``timeout_s`` and never passes the deadline."""
+        """One reflection on ``messages``; the call gets at most ``timeout_s``."""
         cfg = self.config
         if self.reflections >= cfg.max_reflections:
             return _stub("budget_exhausted")
@@ -70,14 +66,11 @@ class ReflectionEngine:
             return _stub("budget_exhausted")
         if model is None:
             return _stub("no_model")
-        timeout = cfg.timeout_s if deadline is None else min(cfg.timeout_s, deadline - time.monotonic())
-        if timeout <= 0:
-            return _stub("deadline")
         self.reflections += 1
         try:
             # The same tools as the turn: a request with tool messages but no tools is invalid for
             # some providers, and an identical prefix keeps the provider's prompt cache warm.
-            reply = await asyncio.wait_for(model.generate(prompt, list(tools)), timeout)
+            reply = await asyncio.wait_for(model.generate(prompt, list(tools)), cfg.timeout_s)
         except TimeoutError:
             return _stub("deadline")
         except Exception as e:  # never raises: a failed reflection is only a missing hint

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from harness.config_base import Regex
 from harness.config_base import Strict as _Strict
-from harness.config_base import check_regex
 
 TriageDecision = Literal["drop", "notify", "spawn_reactor", "spawn_orchestrator"]
 
@@ -79,15 +79,10 @@ class QueueConfig(_Strict):
 class TriageRule(_Strict):
     trigger: str = "*"
     """Trigger type the rule applies to (``webhook``, ``cron``, ``heartbeat``...) or ``*``."""
-    pattern: str | None = None
+    pattern: Regex | None = None
     """Regular expression searched in the payload; ``None`` matches any payload."""
     decision: TriageDecision
     """What happens to a matching trigger."""
-
-    @field_validator("pattern")
-    @classmethod
-    def _pattern_compiles(cls, v: str | None) -> str | None:
-        return check_regex(v, "triage rule pattern")
 
 
 class TriageConfig(_Strict):

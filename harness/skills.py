@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from harness.context_files import Signature, local_root, local_signature, scan_key
+from harness.context_files import Signature, bounded_put, local_root, local_signature, scan_key
 from harness.events import subsystem_logger
 from harness.workspace import Workspace
 
@@ -104,7 +104,6 @@ def parse_skill(text: str, path: str, dir_name: str) -> SkillEntry:
     )
 
 
-_CACHE_LIMIT = 512
 _listings: dict[tuple[str, tuple[Signature, ...]], list[str]] = {}
 _parsed: dict[tuple[Any, ...], SkillEntry | str] = {}
 """(path, signature, scan) -> the skill, or the problem line that left it out."""
@@ -125,12 +124,6 @@ def _dir_signature(path: str) -> tuple[Signature, ...] | None:
     return (top, *(sig for _, sig in subs), *((hash(tuple(n for n, _ in subs)), 0, 0, 0),))
 
 
-def _bounded_put(cache: dict[Any, Any], key: Any, value: Any) -> None:
-    if len(cache) >= _CACHE_LIMIT:
-        cache.clear()
-    cache[key] = value
-
-
 async def _list_skill_files(workspace: Workspace, skill_dir: str) -> list[str]:
     root = local_root(workspace)
     sig = _dir_signature(os.path.join(root, skill_dir)) if root is not None else None
@@ -138,7 +131,7 @@ async def _list_skill_files(workspace: Workspace, skill_dir: str) -> list[str]:
         return await _find_skill_files(workspace, skill_dir)
     key = (os.path.join(root, skill_dir), sig)
     if key not in _listings:
-        _bounded_put(_listings, key, await _find_skill_files(workspace, skill_dir))
+        bounded_put(_listings, key, await _find_skill_files(workspace, skill_dir))
     return list(_listings[key])
 
 
@@ -183,7 +176,7 @@ async def _cached_skill(workspace: Workspace, root: str | None, path: str,
         return await _load_skill(workspace, path, scan)
     key = (os.path.join(root or "", path), sig, scan_key(scan))
     if key not in _parsed:
-        _bounded_put(_parsed, key, await _load_skill(workspace, path, scan))
+        bounded_put(_parsed, key, await _load_skill(workspace, path, scan))
     return _parsed[key]
 
 

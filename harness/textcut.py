@@ -41,9 +41,3 @@ def truncate(text: str, max_chars: int, keep_tail: bool = True, note: str = "") 
         return text[:head_cut] + MIDDLE_MARKER + text[tail_start:] + suffix
     return text[:budget] + suffix
 
-
-def head_tail(text: str, head: int, tail: int) -> str:
-    """The first ``head`` and last ``tail`` characters, joined by the omission marker."""
-    if len(text) <= head + tail + len(MIDDLE_MARKER):
-        return text
-    return text[:head] + MIDDLE_MARKER + text[-tail:] if tail else text[:head] + "\n[...]"

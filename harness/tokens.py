@@ -39,8 +39,7 @@ class TokenCounter:
     ``use_model=False`` forces the estimate (seed 001), even when the model could count.
     """
 
-    def __init__(self, model: Model | None = None, *, use_model: bool = True) -> None:
-        self.model = model
+    def __init__(self, *, use_model: bool = True) -> None:
         self.use_model = use_model
         self._model_cannot_count: set[str] = set()
         self._by_object: dict[int, tuple[Any, ...]] = {}
@@ -48,8 +47,6 @@ class TokenCounter:
         self._last_totals: list[int] = [0]
         """Running totals of ``_last``: ``_last_totals[i]`` is the estimate of ``_last[:i]``."""
         self._exact: dict[tuple[str, tuple[tuple[Any, ...], ...]], int] = {}
-        self.last_exact: bool = False
-        """Whether the last ``count`` came from the model's tokenizer."""
 
     def estimate_message(self, m: Message) -> int:
         # Keyed by the object, checked against the fields an estimate reads (by identity: a
@@ -82,11 +79,9 @@ class TokenCounter:
         self._last, self._last_totals = list(messages), totals
         return totals[-1]
 
-    async def count(self, messages: Sequence[Message], model: Model | None = None) -> int:
+    async def count(self, messages: Sequence[Message], model: Model | None) -> int:
         """Tokens in ``messages``: the model's exact count when it offers one, else the estimate."""
-        model = model or self.model
         exact = await self._exact_count(messages, model) if self.use_model else None
-        self.last_exact = exact is not None
         return exact if exact is not None else self.estimate(messages)
 
     async def _exact_count(self, messages: Sequence[Message], model: Model | None) -> int | None:

@@ -2,7 +2,7 @@
 
 Implementations: :class:`LocalWorkspace` here; the inspect sandbox adapter in ``evals``.
 Paths are relative to the workspace root; confinement (``..``, absolute paths, symlinks) is a
-harness control (``harness.controls.paths``), not the workspace's job, so it can be switched off
+harness control (``harness.security.paths``), not the workspace's job, so it can be switched off
 and probed.
 """
 

@@ -14,54 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from harness.security.patterns import load_patterns
 from harness.textcut import MIDDLE_MARKER
 
-# Order matters: earlier kinds are more opaque (impossible to reconstruct), are matched first
-# (their spans are blanked so a UUID is not also reported as five hex "SHAs"), and win the cap.
-_URL_TAIL = r"(?:/[^\s<>\"'`)\]}]*)?"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("url", re.compile(r"\b(?:https?|ftp|ssh|git|s3|wss?|postgres(?:ql)?|mysql|redis|mongodb)://"
-                       r"(?:\[[0-9A-Fa-f:.]+\]|[^\s<>\"'`)\]}\[])[^\s<>\"'`)\]}]*")),
-    ("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*")),
-    ("uuid", re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-                        r"[0-9a-fA-F]{12}\b")),
-    ("ipv6", re.compile(r"(?<=\[)[0-9A-Fa-f:.]{2,45}(?=\])|(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}"
-                        r"(?:(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{1,4})?(?:%[\w.]+)?(?:/\d{1,3}(?!\d))?"
-                        r"(?![\w:]|\.\d)")),  # (a prefix length: 2001:db8::/32)
-    ("ip", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?" + _URL_TAIL +
-                      r"(?![\w.])")),
-    # (not the head of a longer handle: ``refund.py:123:45`` is one source position)
-    ("hostport", re.compile(r"\b(?:localhost|[A-Za-z][\w-]*(?:\.[\w-]+)+):\d{2,5}\b(?![:@#]\w)"
-                            + _URL_TAIL)),
-    # A composite handle: a name and numbers joined by `:`, `@`, `#`, `/` (a log position
-    # ``orders:7@1523378``, ``queue/shard-3#991``, ``ledger.entries:4471093``, an ARN-like colon
-    # path, ``refund.py:123:45``). Kept whole before ``number``/``sha`` take its numbers apart;
-    # judged in ``_handle``.
-    ("handle", re.compile(r"(?<![\w.:@#/-])[A-Za-z][\w.-]*(?:[:@#/][A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)+"
-                          r"(?![\w@#]|[:/]\w)")),
-    ("env", re.compile(r"\b[A-Z][A-Z0-9_]{2,}=(?!=)[^\s'\"`,;]+")),
-    ("base64", re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/]{20,}={0,2}(?![\w+/=.-])")),
-    # A long run of digits alone (a snowflake or 64-bit id, an account number): neither a SHA
-    # nor an opaque token (no letters), yet no summary can rebuild it. Not a decimal's
-    # fraction, a grouped amount (``1,234,567``) or a signed number's tail; before ``sha``,
-    # which would blank it as a hex run without letters.
-    ("number", re.compile(r"(?<![\w.,+])(?<![\w.,+]-)\d{10,40}(?![\w]|[.,]\d)")),
-    # A shorter one (6-9 digits) where a label says it is a number that names something: after
-    # `#` or a word such as id, no, account, order, ticket (only the digits are the identifier).
-    ("number", re.compile(r"(?i)(?:(?<![\w#])#|\b(?:id|no|nr|num|number|account|acct|order|"
-                          r"ticket|invoice|case|customer|member|user|chat|job|ref|issue|pr)s?\b"
-                          r"[ \t]{0,2}(?:[:=#]|no\.?)?[ \t]{0,2}#?)(?P<tok>\d{6,9})(?![\w]|[.,]\d)")),
-    # Not a dotted part of a longer token (``1.4.2+sha.5114f85`` is one build tag).
-    ("sha", re.compile(r"(?<![\w-])(?<!\w[.+])[0-9a-fA-F]{7,64}(?![\w-]|[.+]\w)")),
-    # Any other opaque token: alnum runs joined by separators (a MAC, a pod, a build tag, a
-    # ULID, a prefixed handle). Judged by shape in ``_opaque``, not by a list of formats.
-    ("token", re.compile(r"(?<![\w.:+~/\\@-])[A-Za-z0-9](?:[\w.:+~-]*[A-Za-z0-9])?={0,6}"
-                         r"(?![\w/\\@]|[.:+~-][A-Za-z0-9])")),
-    ("winpath", re.compile(r"\b[A-Za-z]:\\(?:[\w.@%+-]+\\)*[\w.@%+-]+")),
-    ("path", re.compile(r"(?<![\w.~/])(?:~|\.{1,2})?/(?:[\w.@%+-]+/)*[\w.@%+-]+")),
-    ("relpath", re.compile(r"(?<![\w./~-])[\w.-]+(?:/[\w.@%+-]+)+")),
-    ("filename", re.compile(r"(?<![\w./-])[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")),
+    (p.id, p.regex) for p in load_patterns("identifiers.yaml", "identifiers", "id", flags=0)
 ]
+"""``(kind, pattern)``, most opaque kinds first (``harness/rules/identifiers.yaml``)."""
 _PASS_THROUGH = frozenset({"ipv6", "base64", "token", "handle"})
 """Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
 address; a hex SHA matched by the base64 pattern is still a SHA; ``job-4417.lock`` is a file

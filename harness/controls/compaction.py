@@ -20,7 +20,7 @@ from harness.compaction.compactor import CompactionResult, Compactor
 from harness.compaction.reset import context_reset
 from harness.config import HarnessConfig
 from harness.controls.base import Control
-from harness.model import Model, ProviderError, Usage
+from harness.model import ProviderError, Usage
 from harness.state import RunState
 from harness.tokens import TokenCounter
 
@@ -40,12 +40,10 @@ def window_from_error(message: str) -> int | None:
 class Compaction(Control):
     name = "compaction"
 
-    def __init__(self, config: HarnessConfig, summarizer: Model | None = None) -> None:
-        """``summarizer``: a model dedicated to summarising; by default the run's own model."""
+    def __init__(self, config: HarnessConfig) -> None:
         self.cfg = config.compaction
         self.reset_cfg = config.context_reset
         self.window = config.context_window
-        self.summarizer = summarizer
         self.counter = TokenCounter(use_model=self.cfg.token_counter == "model")
         self.compactor = Compactor(self.cfg, self.counter)
         self.degraded_in_row = 0
@@ -76,10 +74,9 @@ class Compaction(Control):
 
     async def compact(self, run: RunState, reason: str, force: bool = False) -> CompactionResult | None:
         """Compact ``run.messages`` now. Returns None when nothing could be made smaller."""
-        model = self.summarizer or run.model
         handoff = run.handoff_reason if self.cfg.handoff_on_switch else None
         result = await self.compactor.compact(
-            run.messages, model, window=self.window, target=self.threshold_tokens(), force=force,
+            run.messages, run.model, window=self.window, target=self.threshold_tokens(), force=force,
             handoff_reason=handoff, on_usage=lambda u: _count_usage(run, u),
         )
         if result is None:
@@ -110,7 +107,7 @@ class Compaction(Control):
             return
         before = result.after
         reset = await context_reset(
-            run.messages, self.summarizer or run.model, run.workspace, self.cfg,
+            run.messages, run.model, run.workspace, self.cfg,
             window=self.window, tokens_of=self.counter.estimate_message, context_tokens=before,
             handoff_reason=run.handoff_reason if self.cfg.handoff_on_switch else None,
             on_usage=lambda u: _count_usage(run, u),

@@ -14,14 +14,11 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Literal
-
-import yaml
 
 from harness.config import LoopDetectionConfig
 from harness.controls.loop_names import same_tool
-from harness.prompts import load_prompt
+from harness.prompts import load_texts
 
 Level = Literal["warning", "critical"]
 
@@ -31,13 +28,9 @@ def stable_hash(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-@cache
 def texts() -> dict[str, str]:
     """The intervention texts (``harness/prompts/loop_detection.yaml``)."""
-    data = yaml.safe_load(load_prompt("loop_detection.yaml"))
-    if not isinstance(data, dict):
-        raise ValueError("harness/prompts/loop_detection.yaml: expected a mapping of texts")
-    return {str(k): str(v).strip() for k, v in data.items()}
+    return load_texts("loop_detection.yaml")
 
 
 @dataclass(frozen=True)

@@ -1,28 +1,11 @@
 """Volatile tokens that are not clocks (``mask_volatile``, after ``mask_non_clock``).
 
-Between two polls that made no progress, more than the time moves: the kernel hands out a new
-ephemeral port for each connection, a server numbers its connections, ``tempfile``/``mktemp``
-and test runners make a new randomly named directory, an object lands at a new address or a new
-inode, a restarted pod gets a new name, the runtime's garbage collector logs new counts. Each is
-recognised by how the system makes it, not by the tools seen:
-
-- ports: the ephemeral range (32768-65535: Linux's default ``ip_local_port_range`` and IANA's
-  dynamic range) after a host, or any port a label calls local/source/client;
-- connection, socket, stream, channel and handle numbers and ids (singular label: ``connections:
-  3`` counts, ``connection 3`` names);
-- temporary names: ``tmp`` + random characters (Python ``tempfile``, ``mktemp``), a randomly named
-  entry straight under a temporary directory;
-- inode numbers; Kubernetes pod names (the ReplicaSet hash and suffix are drawn from the
-  alphabet of Kubernetes' ``rand.SafeEncodeString``); auto-numbered threads (``Thread-12``,
-  ``pool-3-thread-7``, ``goroutine 41``);
-- counters a data store moves on every write to a record, a status heartbeat included, so they
-  move while nothing the reader follows does: Kubernetes ``resourceVersion``, etcd
-  ``mod_revision``, Elasticsearch ``_version``/``_seq_no``, CouchDB ``_rev``, Consul/Nomad/Raft
-  indexes (``X-Consul-Index``, ``ModifyIndex``, ``commit_index``), Postgres LSNs (``replay_lsn``);
-  labelled only (an unlabelled ``0/3000060`` reads as ``N/M``), and not a rollout's ``REVISION``
-  or a consumer's offset, which count work done;
-- garbage-collector log lines (CPython ``gc:``, Go ``gctrace``, JVM unified logging ``GC(n)``/
-  ``[gc]``, V8 ``--trace-gc`` Scavenge/Mark-Compact lines): every number in such a line.
+Between two polls that made no progress, more than the time moves: a new ephemeral port per
+connection, connection numbers, random temporary names, object addresses and inodes, restarted
+pods' names, data stores' write counters, garbage-collector lines. Each is recognised by how the
+system makes it, not by the tools seen (the table and where each comes from:
+``harness/rules/volatile.yaml``, ``non_clock``); ports in the ephemeral range (32768-65535:
+Linux's ``ip_local_port_range``, IANA's dynamic range), temporary paths and GC lines here.
 
 What stays: unlabelled counts, ``N of M``, ports a server was told to use (below 32768), named
 files; a poll whose substance changes still differs.
@@ -34,18 +17,18 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from harness.security.patterns import load_patterns
+
 Needs = tuple[str, ...] | re.Pattern[str]
 """What a text must hold for a pattern to match anywhere in it (``sub_where_possible``)."""
 
 _EPHEMERAL = range(32768, 65536)
-_NOT_OF_TOTAL = r"(?![\d.])(?!\s*(?:/|of\s)\s*\d)"
-_SEP = r"[\s:=#\"']*"
-_SAFE = "bcdfghjklmnpqrstvwxz2456789"
-"""Kubernetes' ``rand`` alphabet (no vowels, no 0/1/3): pod and ReplicaSet suffixes."""
 
 _GC_LINE = re.compile(
     r"(?im)^[^\n]*(?:^[ \t]*gc[:(]|\[gc[\],\]]|\bGC\(\d+\)|\bgc \d+ @|\bscavenge\b|\bmark-(?:sweep|compact)\b"
     r"|\bgarbage[- ]collect)[^\n]*$")
+"""Garbage-collector log lines (CPython ``gc:``, Go ``gctrace``, JVM unified logging ``GC(n)``/
+``[gc]``, V8 ``--trace-gc`` Scavenge/Mark-Compact): every number in such a line is masked."""
 _GC_WORDS = ("gc", "scavenge", "mark-", "garbage")
 """One of these is in every line ``_GC_LINE`` matches."""
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -57,21 +40,9 @@ _FIVE_DIGITS = re.compile(r"[:.]\d{5}")
 _PORT_WORD = re.compile(r"(?i)(\bport\s+)(\d{5})\b")
 
 _TOKENS: list[tuple[str, re.Pattern[str], Needs]] = [
-    ("<port>", re.compile(rf"(?i)\b(?:local|source|src|client|ephemeral|peer)[ _-]?port{_SEP}\d+|\b[ls]port{_SEP}\d+"),
-     ("port",)),
-    ("<conn>", re.compile(rf"(?i)\b(?:conn(?:ection)?|client|socket|sock|stream|channel|handle|cursor|lease|fd)"
-                          rf"[ _-]?id{_SEP}[\w.:-]+|\b(?:conn(?:ection)?|socket|fd|cid|sid){_SEP}#?\d+{_NOT_OF_TOTAL}"),
-     ("conn", "client", "sock", "stream", "channel", "handle", "cursor", "lease", "fd", "cid", "sid")),
-    ("<rev>", re.compile(rf"(?i)(?:\bresource[ _-]?version|\bmod[ _-]?revision|\b_version|\b_seq[ _-]?no|\b_rev"
-                         rf"|\b(?:x-[\w-]+-|modify|raft|commit|applied|last[ _-]?log)[ _-]?index|\b(?:\w+_)?lsn)\b"
-                         rf"{_SEP}[\w./-]+"),
-     ("version", "revision", "_seq", "_rev", "index", "lsn")),
-    ("<inode>", re.compile(rf"(?i)\b(?:inode|ino|i-node)\b{_SEP}\d+"), ("ino", "i-node")),
-    ("<tmp>", re.compile(r"\btmp[._-]?(?=[A-Za-z0-9_]*[0-9A-Z])[A-Za-z0-9_]{6,16}\b"), ()),
-    ("<pod>", re.compile(rf"(?<=[a-z0-9]-)[{_SAFE}]{{6,10}}-[{_SAFE}]{{5}}\b|(?<=[a-z0-9]-)(?=[{_SAFE}]*\d)(?=[{_SAFE}]*[a-z])[{_SAFE}]{{5}}\b(?![-.])"), ()),
-    ("<thread>", re.compile(r"\b(?:Thread-\d+(?:\s\(\w+\))?|ThreadPoolExecutor-\d+_\d+|pool-\d+-thread-\d+|"
-                            r"ForkJoinPool[\w.]*-worker-\d+|goroutine \d+)"), ()),
+    (p.id, p.regex, p.triggers) for p in load_patterns("volatile.yaml", "non_clock", "id", flags=0)
 ]
+"""Labelled and shaped tokens (``non_clock`` of ``harness/rules/volatile.yaml``), in order."""
 _TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/[^\s/]+/[^\s/]+/T)(?:/[^\s/:'\"]+)+")
 _NUMBERED = re.compile(r"(?<=/)(?=[^/]*\d)(?:[A-Za-z_-]*\d+|\d+)(?=/|$)")
 """A numbered entry inside a temporary tree (pytest's ``pytest-12/test_read0``, Go's ``TestX/001``):

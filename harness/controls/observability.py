@@ -99,11 +99,7 @@ class Observability(Control):
     def __init__(self, config: ObservabilityConfig, session_id: str | None = None) -> None:
         self.config = config
         self.session_id = session_id or uuid.uuid4().hex
-        """The conversation: a ``Session``'s id (``bind_session``), else one per ``Agent``."""
-
-    def bind_session(self, session_id: str) -> None:
-        """Record runs under this session id (the ``Session``'s, also its transcript's name)."""
-        self.session_id = session_id
+        """The conversation: a ``Session``'s id, else one per ``Agent``."""
 
     async def on_run_start(self, run: RunState) -> None:
         record = build_run_event(run, self.config, self.session_id)

@@ -29,7 +29,7 @@ from harness.config import HarnessConfig
 from harness.controls.base import Control
 from harness.events import subsystem_logger
 from harness.messages import ToolCall, estimate_tokens
-from harness.model import Model, Usage
+from harness.model import Usage
 from harness.state import RunState
 from harness.textcut import MIDDLE_MARKER, has_important_tail, truncate
 from harness.tools.base import ToolOutcome
@@ -44,15 +44,13 @@ _LABEL = re.compile(r"[^A-Za-z0-9_-]+")
 class Truncation(Control):
     name = "truncation"
 
-    def __init__(self, config: HarnessConfig, summarizer: Model | None = None) -> None:
-        """``summarizer``: the model for ``summarize`` mode; by default the run's own model."""
+    def __init__(self, config: HarnessConfig) -> None:
         t = config.truncation
         self.cfg = t
         self.config = config
         # Characters allowed: the hard cap, or the share of the context window (4 chars/token).
         self.limit = min(t.max_chars, int(t.max_context_share * config.context_window * 4))
         self.keep_tail = t.keep_tail
-        self.summarizer = summarizer
         self.store = ArtifactStore(t.artifact_dir, t.artifact_ttl_s) if t.mode == "artifact" else None
         self._offloaded: dict[str, str] = {}
         """Content digest -> offload path: the same output is written once and named the same."""
@@ -103,13 +101,13 @@ class Truncation(Control):
         return path
 
     async def _summarize(self, run: RunState, call: ToolCall, content: str, path: str) -> str | None:
-        model = self.summarizer or run.model
-        if model is None:
+        if run.model is None:
             return None
+
         def add_usage(u: Usage) -> None:  # summarising is model work: budgets must see it
             run.usage = run.usage + u
 
-        summarizer = Summarizer(model, self.config.context_window, lambda m: estimate_tokens([m]),
+        summarizer = Summarizer(run.model, self.config.context_window, lambda m: estimate_tokens([m]),
                                 on_usage=add_usage)
         timeout = compaction_timeout(self.config.compaction, len(content) // 4)
         try:

@@ -1,16 +1,14 @@
 """Config models of the execution controls (fields of ``HarnessConfig``; defaults OFF).
 
-Kept out of ``harness/config.py`` so that file stays small; this module imports nothing from the
-harness, so it can never form an import cycle.
+Kept out of ``harness/config.py`` so that file stays small; imports nothing from the harness but
+the strict base, so it can never form an import cycle.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from harness.config_base import Strict as _Strict
 
 
 class ParallelToolsConfig(_Strict):

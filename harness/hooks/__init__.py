@@ -1,11 +1,10 @@
 """The hook runner (seed 004 "Hooks", seed 002 stop and post-turn hooks), as one Control.
 
-Hooks turn rules into enforcement. Five events:
+Hooks turn rules into enforcement. Four events:
 
 - ``before_tool_call(call, run) -> HookResult | None``: may block the call; the first block wins.
 - ``after_tool_call(call, outcome, run) -> str | None``: extra text appended to the tool result
   (linter output, test results). Success is silent: return ``None``.
-- ``after_reply(reply, run) -> str | None``: text injected as a user message; the loop goes on.
 - ``stop(run) -> StopRequest | None``: between iterations (before each model call): budget caps,
   kill switches.
 - ``post_turn(run, status, message) -> None``: after the run; exceptions are logged and
@@ -26,15 +25,14 @@ from typing import Any
 
 from harness.controls.base import Control
 from harness.events import subsystem_logger
-from harness.messages import Message, ToolCall
-from harness.model import ModelReply
+from harness.messages import ToolCall
 from harness.state import RunState
 from harness.status import ExitStatus
 from harness.tools.base import ToolOutcome
 
 log = subsystem_logger("hooks")
 
-EVENTS = ("before_tool_call", "after_tool_call", "after_reply", "stop", "post_turn")
+EVENTS = ("before_tool_call", "after_tool_call", "stop", "post_turn")
 
 
 @dataclass(frozen=True)
@@ -75,16 +73,12 @@ class HookRunner(Control):
 
     def __init__(self) -> None:
         self._hooks: dict[str, list[Handler]] = {e: [] for e in EVENTS}
-        self._pending: list[str] = []
 
     def register(self, event: str, handler: Handler) -> Handler:
         if event not in self._hooks:
             raise ValueError(f"unknown hook event {event!r}; valid: {', '.join(EVENTS)}")
         self._hooks[event].append(handler)
         return handler
-
-    def handlers(self, event: str) -> list[Handler]:
-        return list(self._hooks[event])
 
     async def before_tool(self, run: RunState, call: ToolCall) -> ToolOutcome | None:
         for h in self._hooks["before_tool_call"]:
@@ -115,30 +109,6 @@ class HookRunner(Control):
         return outcome.with_content("\n\n".join([outcome.content, *extras]),
                                     hook_feedback=len(extras))
 
-    async def after_reply(self, run: RunState, reply: ModelReply) -> bool:
-        texts: list[str] = []
-        for h in self._hooks["after_reply"]:
-            try:
-                text = await _call(h, reply, run)
-            except Exception:
-                log.exception("after_reply hook %s failed", hook_name(h))
-                continue
-            if text:
-                run.emit("hooks.injected", hook=hook_name(h), chars=len(text))
-                texts.append(text)
-        if not texts:
-            return False
-        if reply.message.tool_calls:
-            # A user message may not sit between tool calls and their results: inject later.
-            self._pending.extend(texts)
-            return False
-        run.messages.extend(Message.user(t, origin="harness") for t in texts)
-        return True
-
-    async def after_tools(self, run: RunState) -> None:
-        pending, self._pending = self._pending, []
-        run.messages.extend(Message.user(t, origin="harness") for t in pending)
-
     async def before_model(self, run: RunState) -> None:
         for h in self._hooks["stop"]:
             try:
@@ -156,7 +126,6 @@ class HookRunner(Control):
                 run.end(limit, request.reason, request.status)
 
     async def on_run_end(self, run: RunState, status: str, message: str) -> None:
-        self._pending = []
         for h in self._hooks["post_turn"]:
             try:
                 await _call(h, run, status, message)

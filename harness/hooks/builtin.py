@@ -12,10 +12,7 @@ import os
 import re
 import shlex
 import time
-from functools import cache
 from typing import Any
-
-import yaml
 
 from harness.config import HarnessConfig, HooksConfig
 from harness.context_files import local_root
@@ -30,7 +27,7 @@ from harness.hooks import (
     StopRequest,
 )
 from harness.messages import ToolCall
-from harness.prompts import load_prompt
+from harness.prompts import load_texts
 from harness.state import RunState
 from harness.status import ExitStatus
 from harness.tools.base import ToolOutcome
@@ -53,14 +50,6 @@ _COMPILE_CHECK = (
     "        print('    ' + ' ' * max((e.offset or 1) - 1, 0) + '^')\n"
     "    sys.exit(1)\n"
 )
-
-
-@cache
-def texts() -> dict[str, str]:
-    data = yaml.safe_load(load_prompt("hooks.yaml"))
-    if not isinstance(data, dict):
-        raise ValueError("harness/prompts/hooks.yaml: expected a mapping of texts")
-    return {str(k): str(v) for k, v in data.items()}
 
 
 def _tail(text: str, lines: int = 40, chars: int = 3000) -> str:
@@ -95,7 +84,7 @@ def post_edit_lint(cfg: HooksConfig) -> AfterToolHook:
                 problems.append(res.output.strip())
         if not problems:
             return None
-        return texts()["lint_failure"].format(path=path, output=_tail("\n".join(problems)))
+        return load_texts("hooks.yaml")["lint_failure"].format(path=path, output=_tail("\n".join(problems)))
 
     return post_edit_lint
 
@@ -111,7 +100,7 @@ def pre_commit_tests(cfg: HooksConfig) -> BeforeToolHook:
         if not res.timed_out and res.exit_code in cfg.test_pass_exit_codes:
             return None
         exit_code = "a timeout" if res.timed_out else str(res.exit_code)
-        return HookResult(True, texts()["commit_blocked"].format(
+        return HookResult(True, load_texts("hooks.yaml")["commit_blocked"].format(
             command=cfg.test_command, exit_code=exit_code, summary=_tail(res.output),
             original=command,
         ))
@@ -177,7 +166,7 @@ def memory_distillation(path: str) -> PostTurnHook:
             (m.content for m in reversed(run.messages) if m.role == "assistant" and m.content),
             "",
         ) or f"(no answer: {message})"
-        entry = texts()["notes_entry"].format(
+        entry = load_texts("hooks.yaml")["notes_entry"].format(
             when=time.strftime("%Y-%m-%d %H:%M:%S"), run_id=run.run_id[:12], status=status,
             task=task.strip()[:500], answer=answer.strip(),
         )

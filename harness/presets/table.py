@@ -17,6 +17,10 @@ def _onoff(on: bool, detail: str = "") -> str:
     return ("on" + (f" ({detail})" if detail else "")) if on else "–"
 
 
+def _flags(*on: bool) -> str:
+    return " / ".join("on" if x else "–" for x in on)
+
+
 def _loops(c: HarnessConfig) -> str:
     ld = c.loop_detection
     if not ld.enabled:
@@ -52,28 +56,24 @@ ROWS: list[tuple[str, Callable[[HarnessConfig], str]]] = [
     ("model fallback", lambda c: _onoff(c.failover.enabled)),
     ("context-file scan", lambda c: _onoff(c.context_scan.enabled or c.prompt.scan_context_files)),
     ("untrusted output wrapped", lambda c: _onoff(c.untrusted_output.enabled)),
-    ("destructive commands / paths", lambda c: " / ".join(
-        ("on" if x else "–") for x in (c.command_guard.enabled, c.path_guard.enabled))),
+    ("destructive commands / paths", lambda c: _flags(c.command_guard.enabled, c.path_guard.enabled)),
     ("redaction", lambda c: _onoff(c.redaction.enabled or c.transcript.redact)),
     ("permissions / plan mode", lambda c: " / ".join(
         (c.permissions.mode if c.permissions.enabled else "–", "on" if c.mode.enabled else "–"))),
     ("sub-agents", lambda c: _onoff(c.subagents.enabled,
         f"depth {c.subagents.max_depth}, fan-out {c.subagents.max_children}")),
-    ("deadlines / parallel reads / replay", lambda c: " / ".join(
-        ("on" if x else "–") for x in (c.deadlines.enabled, c.parallel_tools.enabled, c.replay.enabled))),
+    ("deadlines / parallel reads / replay", lambda c: _flags(
+        c.deadlines.enabled, c.parallel_tools.enabled, c.replay.enabled)),
     ("hooks (lint, test gate)", lambda c: _onoff(c.hooks.enabled, ", ".join(
         n for n, on in (("lint", c.hooks.post_edit_lint), ("tests", c.hooks.pre_commit_tests)) if on))),
-    ("transcript / progress file", lambda c: " / ".join(
-        ("on" if x else "–") for x in (c.transcript.enabled, c.progress.enabled))),
-    ("session queue / interrupt / triage", lambda c: " / ".join(
-        ("on" if x else "–") for x in (c.queue.enabled, c.interrupt.enabled, c.triage.enabled))),
-    ("bootstrap once / skills index / verify done", lambda c: " / ".join(
-        ("on" if x else "–") for x in (c.bootstrap_once.enabled, c.skills.enabled,
-                                       c.verify_done.enabled))),
-    ("contract first / context reset / kill switch / run record", lambda c: " / ".join(
-        ("on" if x else "–") for x in (c.contract_first.enabled, c.context_reset.enabled,
-                                       c.hooks.enabled and bool(c.hooks.kill_switch_file),
-                                       c.observability.enabled and bool(c.observability.record_file)))),
+    ("transcript / progress file", lambda c: _flags(c.transcript.enabled, c.progress.enabled)),
+    ("session queue / interrupt / triage", lambda c: _flags(
+        c.queue.enabled, c.interrupt.enabled, c.triage.enabled)),
+    ("bootstrap once / skills index / verify done", lambda c: _flags(
+        c.bootstrap_once.enabled, c.skills.enabled, c.verify_done.enabled)),
+    ("contract first / context reset / kill switch / run record", lambda c: _flags(
+        c.contract_first.enabled, c.context_reset.enabled, c.hooks.enabled and bool(c.hooks.kill_switch_file),
+        c.observability.enabled and bool(c.observability.record_file))),
     ("prompt prefix", lambda c: ("rebuilt every turn" if c.prompt.enabled and c.prompt.refresh_each_turn
                                  else "stable")),
 ]

@@ -5,7 +5,9 @@ Each rule file here lists rules with an id, the seed or real-world failure each 
 cases (``ruleid``: must match, ``ok``: must not). ``python -m harness.security rules`` lists
 every rule with its source and case counts. The code that applies them lives with its control
 (``harness/security``, ``harness/controls``); this package only finds them (``case_files``,
-``cases``, ``listing``).
+``cases``, ``listing``). Tables the harness reads beside them: ``provider_errors.yaml`` (the
+labels and transport reasons of provider failures), ``identifiers.yaml`` (what a summary must
+carry verbatim), ``volatile.yaml`` (the tokens a poll repeats with new values).
 """
 
 from __future__ import annotations

@@ -13,10 +13,9 @@ one filesystem is atomic, so a reader (or a crash) sees the old file or the new 
 one. A crash may leave a stale temp file behind; the next write replaces it.
 
 Stores that can append (``can_append``: the host store, and a workspace store over a plain local
-directory) also offer ``append_text``: one ``write`` of whole lines at the end of the file. Its
-crash contract is weaker than a rename's and the JSONL transcript is built for it: a crash
-mid-append can leave only the *last* line torn; readers skip a line that does not parse, and the
-next writer cuts the torn tail off (a full atomic rewrite) before it appends again.
+directory) also offer ``append_text``: one ``write`` of whole lines at the end of the file, whose
+weaker crash contract (a torn last line) the JSONL transcript is built for
+(``harness.sessions.transcript``).
 """
 
 from __future__ import annotations
@@ -195,18 +194,17 @@ class WorkspaceStore:
             raise OSError(f"could not rename {tmp} over {self.describe(path)}: {res.output.strip()}")
 
 
-def make_redactor(enabled: bool, field: str) -> Redactor:
-    """``harness.security.redaction.redact`` when ``enabled`` (``field``: the config field that
-    asked, for messages), else the identity."""
-    return redact if enabled else _identity
-
-
 def _identity(text: str) -> str:
     return text
 
 
 NO_REDACTION: Redactor = _identity
 """The redactor ``make_redactor`` returns when redaction is off (callers may skip the walk)."""
+
+
+def make_redactor(enabled: bool) -> Redactor:
+    """``harness.security.redaction.redact`` when ``enabled``, else ``NO_REDACTION``."""
+    return redact if enabled else NO_REDACTION
 
 
 def redact_obj(obj: Any, redact: Redactor) -> Any:

@@ -1,13 +1,11 @@
 """Interrupts: the fence every checkpoint looks at (seed 002), the real kill (seed 001), and the
-relays that carry an interrupt from outside — POSIX signals and a file another process creates.
+relay that carries an interrupt from outside: a file another process creates.
 
 * :class:`InterruptFence` is a flag shared by a run and anything it spawns. :class:`FenceControl`
   checks it at every checkpoint (before a model call, before a tool, after a turn's tools), so a
   flipped fence ends the run within one step even when nothing is killed.
 * The real kill is ``Agent.interrupt()``: the running step is cancelled and a running command's
   process group is killed. ``Session.interrupt()`` uses it when ``interrupt.enabled`` is on.
-* :func:`install_interrupt_handler` maps SIGINT/SIGTERM to ``target.interrupt()``; a second signal
-  while the first is still being handled exits the process at once.
 * :class:`InterruptRelay` watches for a file and interrupts when it appears (seed 001's Redis
   relay, with a file in place of the channel).
 """
@@ -15,17 +13,12 @@ relays that carry an interrupt from outside — POSIX signals and a file another
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, TextIO
+from typing import Protocol
 
 from harness.controls.base import Control
 from harness.events import subsystem_logger
 from harness.messages import ToolCall
-from harness.sessions.files import atomic_write_text
 from harness.sessions.transcript import validate_session_id
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
@@ -79,60 +72,9 @@ class FenceControl(Control):
         self.fence.check(run)
 
 
-def install_interrupt_handler(
-    target: Interruptible,
-    *,
-    loop: asyncio.AbstractEventLoop | None = None,
-    signals: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM),
-    hard_exit_code: int = 130,
-    stream: TextIO | None = None,
-) -> Callable[[], None]:
-    """Route SIGINT/SIGTERM to ``target.interrupt()`` (an ``Agent`` or a ``Session``).
-
-    First signal: interrupt (the run ends ``INTERRUPTED`` and its transcript is kept). A second
-    signal while the target is still running: ``os._exit(hard_exit_code)`` at once. A target with
-    a ``running`` attribute that reads False is idle, so the next signal counts as a first one
-    again. Call it from inside the running event loop; returns a function that uninstalls it.
-    """
-    if loop is None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            raise RuntimeError("install_interrupt_handler must be called inside the running "
-                               "event loop (e.g. at the top of the async main)") from None
-    out = stream or sys.stderr
-    pending = False
-
-    def handle(signame: str) -> None:
-        nonlocal pending
-        if pending and getattr(target, "running", True):
-            print(f"\n{signame} again: exiting now.", file=out, flush=True)
-            os._exit(hard_exit_code)
-        pending = True
-        print(f"\n{signame}: interrupting (press Ctrl-C again to exit now)...", file=out,
-              flush=True)
-        target.interrupt()
-
-    for sig in signals:
-        loop.add_signal_handler(sig, handle, sig.name)
-
-    def uninstall() -> None:
-        for sig in signals:
-            loop.remove_signal_handler(sig)
-
-    return uninstall
-
-
 def relay_path(relay_dir: str | Path, session_id: str) -> Path:
     """The file whose appearance interrupts ``session_id``."""
     return Path(relay_dir).expanduser() / f"{validate_session_id(session_id)}.interrupt"
-
-
-def request_interrupt(relay_dir: str | Path, session_id: str) -> Path:
-    """Ask a running session (in any process on this host) to stop: create its relay file."""
-    path = relay_path(relay_dir, session_id)
-    atomic_write_text(path, f"{os.getpid()}\n")
-    return path
 
 
 class InterruptRelay:

@@ -110,11 +110,6 @@ async def set_task_status(store: FileStore, path: str, task_id: str, status: str
     return task
 
 
-async def mark_task_done(store: FileStore, path: str, task_id: str,
-                         redact: Redactor | None = None) -> Task:
-    return await set_task_status(store, path, task_id, "done", redact)
-
-
 async def add_task(store: FileStore, path: str, task: Task,
                    redact: Redactor | None = None) -> list[Task]:
     """Append a task (creating the file on the first call: the initializer's job)."""

@@ -1,7 +1,8 @@
 """Tools the model uses to keep the progress file and the notes (seed 004 long-running sessions).
 
 They keep ``agent-progress.json`` valid JSON by construction (the model never rewrites the file
-by hand) and every write is atomic. Offered when their names are in ``HarnessConfig.tools``.
+by hand) and every write is atomic. Offered when their names are in ``HarnessConfig.tools``;
+declared in ``harness/prompts/tools.yaml``.
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from typing import Any
 
 from harness.sessions.files import WorkspaceStore, make_redactor
 from harness.sessions.progress import (
-    TASK_STATUSES,
     ProgressError,
     Task,
     add_task,
     append_note,
     set_task_status,
 )
-from harness.tools.base import Tool, ToolContext, ToolOutcome, register_tool
+from harness.tools.base import ToolContext, ToolOutcome, register_tools
 
 
 def _str(args: dict[str, Any], key: str, required: bool = True) -> str:
@@ -32,7 +32,7 @@ async def _progress_update(args: dict[str, Any], ctx: ToolContext) -> ToolOutcom
     task_id, status = _str(args, "task_id"), _str(args, "status")
     try:
         task = await set_task_status(WorkspaceStore(ctx.workspace), cfg.progress_file, task_id,
-                                     status, make_redactor(cfg.redact, "progress.redact"))
+                                     status, make_redactor(cfg.redact))
     except (ProgressError, ValueError) as e:
         return ToolOutcome("failure", str(e))
     done = f" at {task.completed_at}" if task.completed_at else ""
@@ -50,7 +50,7 @@ async def _progress_add_task(args: dict[str, Any], ctx: ToolContext) -> ToolOutc
                 acceptance_criteria=criteria)
     try:
         tasks = await add_task(WorkspaceStore(ctx.workspace), cfg.progress_file, task,
-                               make_redactor(cfg.redact, "progress.redact"))
+                               make_redactor(cfg.redact))
     except ProgressError as e:
         return ToolOutcome("failure", str(e))
     return ToolOutcome("result", f"Added task {task.id!r} ({len(tasks)} tasks in "
@@ -60,55 +60,10 @@ async def _progress_add_task(args: dict[str, Any], ctx: ToolContext) -> ToolOutc
 async def _notes_append(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     cfg = ctx.config.progress
     await append_note(WorkspaceStore(ctx.workspace), cfg.notes_file, _str(args, "text"),
-                      make_redactor(cfg.redact, "progress.redact"))
+                      make_redactor(cfg.redact))
     return ToolOutcome("result", f"Appended a note to {cfg.notes_file}.",
                        {"file_path": cfg.notes_file})
 
 
-register_tool(Tool(
-    name="progress_update",
-    description="Set the status of a task in the progress file. Mark a task done only after its "
-                "end-to-end tests pass.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "task_id": {"type": "string", "description": "The task's id."},
-            "status": {"type": "string", "enum": list(TASK_STATUSES),
-                       "description": "The new status."},
-        },
-        "required": ["task_id", "status"],
-    },
-    run=_progress_update,
-    effect="local_write",
-    idempotent=True,
-))
-register_tool(Tool(
-    name="progress_add_task",
-    description="Add a task (status todo) to the progress file, creating the file if needed.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "id": {"type": "string", "description": "Short unique id, e.g. 'T1'."},
-            "title": {"type": "string", "description": "One line."},
-            "description": {"type": "string", "description": "What to do."},
-            "acceptance_criteria": {
-                "type": "array", "items": {"type": "string"},
-                "description": "Checks (ideally end-to-end tests) that prove the task is done.",
-            },
-        },
-        "required": ["id", "title"],
-    },
-    run=_progress_add_task,
-    effect="local_write",
-))
-register_tool(Tool(
-    name="notes_append",
-    description="Append a dated entry to the session notes (what was done, what is next).",
-    parameters={
-        "type": "object",
-        "properties": {"text": {"type": "string", "description": "The note (Markdown)."}},
-        "required": ["text"],
-    },
-    run=_notes_append,
-    effect="local_write",
-))
+register_tools({"progress_update": _progress_update, "progress_add_task": _progress_add_task,
+                "notes_append": _notes_append})

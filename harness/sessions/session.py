@@ -3,16 +3,14 @@ serialised through the queue, with non-user triggers triaged first.
 
 Every ``send`` is one ``Agent.run`` over the session's history, built fresh per message from the
 config and the session's bindings (``harness.assembly.Bindings``): its transcript and bootstrap
-are shared across its runs, and its interrupt fence (and lane progress) go first. Post-turn hooks fire in the background after every run, interrupted ones
-included, so partial context is never lost (seed 002).
+are shared across its runs, and its interrupt fence (and lane progress) go first. Post-turn
+hooks are the hook runner's (``harness.hooks``, seed 002).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-from collections.abc import Awaitable, Callable, Sequence
 
 from harness.assembly import Bindings
 from harness.config import HarnessConfig
@@ -33,10 +31,6 @@ from harness.workspace import Workspace
 
 log = subsystem_logger("sessions.session")
 
-PostTurnHook = Callable[["Session", RunResult], Awaitable[None]]
-NotifyHook = Callable[[TriggerEnvelope, TriageResult], Awaitable[None] | None]
-
-
 class Session:
     def __init__(
         self,
@@ -45,26 +39,18 @@ class Session:
         models: Model | list[Model],
         workspace: Workspace,
         *,
-        queue: AgentQueue | None = None,
         tools: list[Tool] | None = None,
         on_event: EventSink | None = None,
-        post_turn_hooks: Sequence[PostTurnHook] = (),
-        on_notify: NotifyHook | None = None,
     ) -> None:
-        """``queue``: share one ``AgentQueue`` between sessions for the global concurrency gate;
-        without it a session with ``queue.enabled`` gets its own."""
         self.id = validate_session_id(session_id)
         self.config = config
         self.models = models
         self.workspace = workspace
         self.tools = tools
         self.on_event = on_event
-        self.post_turn_hooks = list(post_turn_hooks)
-        self.on_notify = on_notify
         q = config.queue
-        self._own_queue = queue is None and q.enabled
-        self.queue = queue if not self._own_queue else AgentQueue(
-            q.global_concurrency, timeout_ms=q.lane_timeout_ms, timeout_basis=q.timeout_basis)
+        self.queue = AgentQueue(q.global_concurrency, timeout_ms=q.lane_timeout_ms,
+                                timeout_basis=q.timeout_basis) if q.enabled else None
         self.transcript = (TranscriptControl(config.transcript, self.id)
                            if config.transcript.enabled else None)
         self.bootstrap = (SessionBootstrap(config.progress, self.transcript)
@@ -72,12 +58,6 @@ class Session:
         self.history: list[Message] | None = None
         self._history_lock = asyncio.Lock()
         self._running: dict[Agent, InterruptFence] = {}
-        self._hooks: set[asyncio.Task[None]] = set()
-
-    @property
-    def running(self) -> bool:
-        """True while a run of this session is in progress."""
-        return bool(self._running)
 
     async def resume(self) -> list[Message]:
         """The session's history: loaded (and repaired) from the transcript on first use."""
@@ -122,14 +102,8 @@ class Session:
                 agent.interrupt()
         return bool(self._running)
 
-    async def drain(self) -> None:
-        """Wait for the post-turn hooks still running."""
-        while self._hooks:
-            await asyncio.gather(*list(self._hooks), return_exceptions=True)
-
     async def aclose(self) -> None:
-        await self.drain()
-        if self._own_queue and self.queue is not None:
+        if self.queue is not None:
             await self.queue.aclose()
 
     # --- internals ---------------------------------------------------------------------------
@@ -152,7 +126,6 @@ class Session:
         if lane is not None and lane.timed_out:
             result = result.model_copy(update={"message": (
                 f"lane timeout: no progress for {lane.timeout_ms} ms ({lane.basis} basis)")})
-        self._post_turn(result)
         return result
 
     def _bindings(self, fence: InterruptFence, lane: LaneTask | None) -> Bindings:
@@ -182,22 +155,6 @@ class Session:
             self.transcript.marker(f"triage:{triage.decision}", trigger=envelope.trigger,
                                    payload=envelope.payload[:500], reason=triage.reason)
             await self.transcript.writer(self.workspace).sync(history)
-        if triage.decision == "notify" and self.on_notify is not None:
-            out = self.on_notify(envelope, triage)
-            if inspect.isawaitable(out):
-                await out
         return RunResult(status=ExitStatus.COMPLETED, message=f"triage: {triage.decision} "
                          f"({triage.reason})", messages=list(history), usage=Usage(), turns=0,
                          tool_calls=0, model_calls=0, events=[event])
-
-    def _post_turn(self, result: RunResult) -> None:
-        for hook in self.post_turn_hooks:
-            task = asyncio.create_task(self._call_hook(hook, result))
-            self._hooks.add(task)
-            task.add_done_callback(self._hooks.discard)
-
-    async def _call_hook(self, hook: PostTurnHook, result: RunResult) -> None:
-        try:
-            await hook(self, result)
-        except Exception:
-            log.exception("post-turn hook %r failed (session %s)", hook, self.id)

@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from harness.events import subsystem_logger
 from harness.messages import Message
-from harness.sessions.files import NO_REDACTION, FileStore, Redactor, make_redactor, redact_obj
+from harness.sessions.files import NO_REDACTION, FileStore, Redactor, redact_obj
 from harness.sessions.records import bounded_message, message_line, record_line
 
 log = subsystem_logger("sessions.transcript")
@@ -136,11 +136,6 @@ def load_transcript(path: str | Path, repair: bool = True) -> list[Message]:
     return repair_history(messages) if repair else messages
 
 
-def has_marker(records: Sequence[dict[str, Any]], name: str) -> bool:
-    """True when any record is the marker ``name``."""
-    return any(r.get("marker") == name for r in records)
-
-
 def redact_message(m: Message, redact: Redactor) -> Message:
     """A copy of ``m`` with every string it carries passed through ``redact``."""
     update: dict[str, Any] = {"content": redact(m.content)}
@@ -176,7 +171,7 @@ class TranscriptWriter:
         self.store = store
         self.path = path
         self.atomic = atomic
-        self.redact = redact or make_redactor(False, "")
+        self.redact = redact or NO_REDACTION
         self._lines: list[str] | None = None
         self._pending: list[str] = []  # lines not yet on disk (queued, or a failed flush's)
         self._rewrite = False  # the file on disk is not exactly ``_lines`` (torn tail, failed append)

@@ -48,7 +48,7 @@ class TranscriptControl(Control):
         self.config = config
         self.session_id = validate_session_id(session_id or new_session_id())
         self.path = str(PurePosixPath(config.dir) / f"{self.session_id}.jsonl")
-        self._redact = make_redactor(config.redact, "transcript.redact")
+        self._redact = make_redactor(config.redact)
         self._writer: TranscriptWriter | None = None
         self._early_markers: list[tuple[str, dict[str, Any]]] = []
 
@@ -57,10 +57,6 @@ class TranscriptControl(Control):
         if self.config.host_dir:
             return HostStore(self.config.host_dir)
         return WorkspaceStore(workspace)
-
-    def location(self, workspace: Workspace) -> str:
-        """The transcript's full path (for logs and the CLI's resume hint)."""
-        return self.store_for(workspace).describe(self.path)
 
     def writer(self, workspace: Workspace) -> TranscriptWriter:
         if self._writer is None:

@@ -38,9 +38,6 @@ class BackgroundChildren:
             out.append(record.result)
         return out
 
-    def running(self) -> list[str]:
-        return [cid for cid, task in self.tasks.items() if not task.done()]
-
     async def stop(self, child_ids: list[str], timeout: float) -> None:
         """Wait up to ``timeout`` seconds for these children (already interrupted) to end."""
         tasks = [self.tasks[c] for c in child_ids if c in self.tasks and not self.tasks[c].done()]

@@ -38,10 +38,9 @@ def resolve_child_tool_policy(
     parent: ToolPolicy,
     parent_tools: Iterable[str],
     allow_list: Iterable[str] | None = None,
-    extra_deny: Iterable[str] | None = None,
 ) -> ToolPolicy:
     """The child's policy: never wider than ``parent`` restricted to ``parent_tools``."""
-    deny = parent.deny_list | frozenset(extra_deny or ())
+    deny = parent.deny_list
     parent_allow = frozenset(n for n in parent_tools if parent.permits(n))
     allow = parent_allow if allow_list is None else parent_allow & frozenset(allow_list)
     return ToolPolicy(allow_list=frozenset(allow - deny), deny_list=deny)

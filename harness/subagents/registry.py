@@ -2,7 +2,7 @@
 orphan detection and the interrupt fence.
 
 Completion is pushed, never polled: each child has a future that ``announce_completion``
-resolves, and each parent a queue its children's results are put on. An *orphan* is a child
+resolves. An *orphan* is a child
 still running after its parent's run ended; ``reap_orphans`` interrupts them. The interrupt
 *fence* is a flag per record: flipping it for an agent flips it for every descendant, whose
 supervisors stop at their next checkpoint (and whose agents are interrupted at once).
@@ -13,7 +13,6 @@ Source: seed 004, ``SubagentRegistry`` "Push completion to parent's queue - pare
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,8 +38,6 @@ class SubagentRecord:
     """The child ``Agent`` (to interrupt it)."""
     status: Status = "running"
     result: SubagentResult | None = None
-    spawned_at: float = field(default_factory=time.time)
-    completed_at: float | None = None
     fence: bool = False
     """Set when an interrupt reached this agent: it must stop at its next checkpoint."""
     done: asyncio.Future[SubagentResult] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
@@ -50,12 +47,10 @@ class SubagentRegistry:
     def __init__(self) -> None:
         self.records: dict[str, SubagentRecord] = {}
         self.finished_parents: set[str] = set()
-        self._queues: dict[str, asyncio.Queue[SubagentResult]] = {}
 
     def spawn(self, child_id: str, parent_id: str, task: str, tier: str | None = None, agent: Any = None) -> SubagentRecord:
         record = SubagentRecord(child_id, parent_id, self.depth(parent_id) + 1, tier, task, agent)
         self.records[child_id] = record
-        self._queues.setdefault(parent_id, asyncio.Queue())
         if self.fenced(parent_id):
             record.fence = True  # spawned under an interrupt: it starts fenced
         return record
@@ -72,9 +67,6 @@ class SubagentRegistry:
         """Children ever spawned by ``parent_id`` (the fan-out limit counts these)."""
         return len(self.children(parent_id))
 
-    def count_active_children(self, parent_id: str) -> int:
-        return sum(1 for r in self.children(parent_id) if r.status == "running")
-
     def announce_completion(self, child_id: str, result: SubagentResult) -> None:
         record = self.records.get(child_id)
         if record is None or record.done.done():
@@ -82,28 +74,11 @@ class SubagentRegistry:
         record.status = ("completed" if result.status == "completed"
                          else "interrupted" if result.status == "interrupted" else "failed")
         record.result = result
-        record.completed_at = time.time()
         record.done.set_result(result)
-        queue = self._queues.get(record.parent_id)
-        if queue is not None:
-            queue.put_nowait(result)
 
     async def wait(self, child_id: str) -> SubagentResult:
         """The child's result, as soon as it is announced."""
         return await asyncio.shield(self.records[child_id].done)
-
-    async def yield_until_children_done(self, parent_id: str, timeout: float = 300.0) -> list[SubagentResult]:
-        """Results of the parent's running children as they complete (seed 004); stops early when
-        one does not complete within ``timeout``."""
-        queue = self._queues.setdefault(parent_id, asyncio.Queue())
-        running = self.count_active_children(parent_id)
-        results = []
-        for _ in range(running + queue.qsize()):
-            try:
-                results.append(await asyncio.wait_for(queue.get(), timeout=timeout))
-            except TimeoutError:
-                break
-        return results
 
     def fenced(self, agent_id: str) -> bool:
         record = self.records.get(agent_id)
@@ -117,20 +92,14 @@ class SubagentRegistry:
             frontier = [r.id for r in kids]
         return out
 
-    def interrupt_subtree(self, agent_id: str, include_self: bool = True) -> int:
+    def interrupt_subtree(self, agent_id: str) -> None:
         """Flip the fence for ``agent_id`` (a child) and every descendant, interrupting each
-        running one. Returns how many running agents were interrupted."""
-        targets = self.descendants(agent_id)
+        running one."""
         own = self.records.get(agent_id)
-        if include_self and own is not None:
-            targets.insert(0, own)
-        hit = 0
-        for r in targets:
+        for r in ([own] if own else []) + self.descendants(agent_id):
             r.fence = True
             if r.status == "running" and r.agent is not None:
                 r.agent.interrupt()
-                hit += 1
-        return hit
 
     def mark_finished(self, agent_id: str) -> None:
         """An agent's run ended: its still-running children are orphans from now on."""

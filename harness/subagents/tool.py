@@ -40,29 +40,12 @@ from harness.subagents.policy import (
     resolve_child_tool_policy,
 )
 from harness.subagents.registry import SubagentRegistry, SubagentResult
-from harness.tools.base import Tool, ToolContext, ToolOutcome, catalogue
+from harness.tools.base import Tool, ToolContext, ToolOutcome, catalogue, tool_spec
 from harness.workspace import Workspace
 
 AGENT_TOOL = "agent"
 CHILD_STOP_WAIT_S = 5.0
 """After an interrupt, how long the parent waits for its child to wind down (run-end hooks)."""
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "task": {"type": "string", "description": "The sub-task, self-contained: the sub-agent "
-                 "sees nothing of this conversation."},
-        "tools": {"type": "array", "items": {"type": "string"}, "description": "Tools the "
-                  "sub-agent needs (default: all of yours). It never gets a tool you lack."},
-        "tier": {"type": "string", "enum": ["chat", "reasoning", "worker"], "description":
-                 "Spawn tier of the sub-agent (default: the tier below yours)."},
-        "background": {"type": "boolean", "description": "Return at once with the sub-agent's "
-                       "id instead of waiting; its result arrives later as a message. It is "
-                       "stopped if it still runs when your own run ends."},
-    },
-    "required": ["task"],
-}
-
 
 @dataclass(frozen=True)
 class SubagentParent:
@@ -124,14 +107,9 @@ class SubagentSpawner:
         return self.registry.depth(self.agent_id)
 
     def tool(self) -> Tool:
-        return Tool(
-            name=AGENT_TOOL,
-            description=load_prompt("subagent_tool.md"),
-            parameters=PARAMETERS,
-            run=self.run,
-            effect="local_write",  # it can do anything its tools can: never in a parallel wave
-            idempotent=False,
-        )
+        # ``local_write``: it can do anything its tools can, so never in a parallel wave.
+        return Tool(name=AGENT_TOOL, description=load_prompt("subagent_tool.md"), run=self.run,
+                    **tool_spec(AGENT_TOOL))
 
     def refusal(self, requested_tier: Tier | None) -> tuple[str, str] | None:
         """``(reason, detail)`` when this spawn must be refused (seed 004 ``validate_spawn``)."""

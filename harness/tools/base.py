@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
+import yaml
+
 from harness.model import ToolSpec
+from harness.prompts import load_prompt
 from harness.tool_arguments import ERROR_KEY, INVALID_JSON_KEY
 from harness.workspace import Workspace
 
@@ -79,6 +83,19 @@ def register_tool(tool: Tool) -> Tool:
     """Add a tool to the catalogue (called at import time by the module defining it)."""
     _CATALOGUE[tool.name] = tool
     return tool
+
+
+@cache
+def tool_spec(name: str) -> dict[str, Any]:
+    """A built-in tool's declaration in ``harness/prompts/tools.yaml``: ``description``,
+    ``parameters`` (JSON schema), ``effect``, ``idempotent``."""
+    return dict(yaml.safe_load(load_prompt("tools.yaml"))[name])
+
+
+def register_tools(runs: dict[str, ToolFn]) -> None:
+    """Register built-in tools declared in ``tools.yaml``, each run by its function."""
+    for name, run in runs.items():
+        register_tool(Tool(name=name, run=run, **tool_spec(name)))
 
 
 def catalogue() -> dict[str, Tool]:

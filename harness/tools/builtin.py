@@ -1,11 +1,11 @@
-"""The basic tools: bash, read_file, write_file, list_dir."""
+"""The basic tools: bash, read_file, write_file, list_dir (declared in ``harness/prompts/tools.yaml``)."""
 
 from __future__ import annotations
 
 import shlex
 from typing import Any
 
-from harness.tools.base import Tool, ToolContext, ToolOutcome, check_arguments, register_tool
+from harness.tools.base import ToolContext, ToolOutcome, check_arguments, register_tools
 
 
 def _str_arg(args: dict[str, Any], key: str) -> str:
@@ -56,46 +56,4 @@ async def _list_dir(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome("result", res.stdout)
 
 
-def _schema(**props: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
-        "required": list(props),
-    }
-
-
-register_tool(Tool(
-    name="bash",
-    description="Run a bash command in the workspace and return its output and exit code.",
-    parameters=_schema(command="The command line to run."),
-    run=_bash,
-    effect="local_write",
-))
-register_tool(Tool(
-    name="read_file",
-    description="Read a text file from the workspace.",
-    parameters=_schema(path="Path relative to the workspace root."),
-    run=_read_file,
-    effect="read_only",
-    idempotent=True,
-))
-register_tool(Tool(
-    name="write_file",
-    description="Write (create or replace) a text file in the workspace.",
-    parameters=_schema(path="Path relative to the workspace root.", content="The full new content."),
-    run=_write_file,
-    effect="local_write",
-    idempotent=True,
-))
-register_tool(Tool(
-    name="list_dir",
-    description="List a directory in the workspace.",
-    parameters={
-        "type": "object",
-        "properties": {"path": {"type": "string", "description": "Directory (default '.')."}},
-        "required": [],
-    },
-    run=_list_dir,
-    effect="read_only",
-    idempotent=True,
-))
+register_tools({"bash": _bash, "read_file": _read_file, "write_file": _write_file, "list_dir": _list_dir})

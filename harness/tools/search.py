@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from harness.tools.base import Tool, ToolContext, ToolOutcome, check_arguments, register_tool
+from harness.tools.base import ToolContext, ToolOutcome, check_arguments, register_tools
 
 MAX_MATCHES_PER_FILE = 200
 """Matching lines kept per file: a search is for finding, not for dumping whole files."""
@@ -40,20 +40,4 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome("result", res.stdout, {"matches": len(res.stdout.splitlines())})
 
 
-register_tool(Tool(
-    name="grep",
-    description="Search files for lines matching a regular expression (extended syntax); "
-                "prints file:line:text for each match. Read-only.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "The regular expression."},
-            "path": {"type": "string",
-                     "description": "File or directory to search (default '.': the workspace)."},
-        },
-        "required": ["pattern"],
-    },
-    run=_grep,
-    effect="read_only",
-    idempotent=True,
-))
+register_tools({"grep": _grep})

@@ -46,7 +46,6 @@ def test_the_table_orders_every_control_and_the_supervisor_comes_last(tmp_path: 
         "truncation", "redaction", "untrusted_output", "contract_first", "hooks",
         "loop_detection", "empty_reply", "verify_done", "session_bootstrap", "reflection",
         "prompt_refresh", "bootstrap_once", "compaction", "transcript", "subagents"]
-    assert parts.rows == [r.name for r in TABLE] + ["subagents"]
     assert [t.name for t in parts.tools].count("agent") == 1
 
 
@@ -54,19 +53,19 @@ def test_a_bare_config_gets_no_controls_and_build_controls_still_answers() -> No
     assert build_controls(HarnessConfig()) == []
 
 
-def test_bindings_wrap_the_table_and_share_the_session_objects(tmp_path: Path) -> None:
+def test_bindings_lead_the_table_and_share_the_session_objects(tmp_path: Path) -> None:
     class Marker(Control):
         name = "marker"
 
-    first, last = Marker(), Marker()
+    first = Marker()
     cfg = HarnessConfig(transcript={"enabled": True}, progress={"enabled": True},
                         prompt={"enabled": True}, bootstrap_once={"enabled": True},
                         observability={"enabled": True})
     session = Session("s-1", cfg, scripted("ok"), LocalWorkspace(tmp_path))
     b = Bindings(transcript=session.transcript, bootstrap=session.bootstrap, session_id="s-1",
-                 first=[first], last=[last])
-    controls = build_controls(cfg, bindings=b)
-    assert controls[0] is first and controls[-1] is last
+                 first=[first])
+    controls = assemble(cfg, b).controls
+    assert controls[0] is first and controls[-1] is session.transcript
     assert session.transcript in controls and session.bootstrap in controls
     once = next(c for c in controls if c.name == "bootstrap_once")
     assert once.transcript is session.transcript  # type: ignore[attr-defined]

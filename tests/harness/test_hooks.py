@@ -219,26 +219,6 @@ def test_first_block_wins_and_extras_are_appended(tmp_path: Path) -> None:
     assert order == ["allow", "block"]
 
 
-def test_after_reply_injection_waits_for_tool_results(tmp_path: Path) -> None:
-    runner = HookRunner()
-    runner.register("after_reply",
-                    lambda reply, run: "[review] add a test" if run.turns == 1 else None)
-    model = scripted([call("bash", command="echo hi")], "done")
-    res = run(HarnessConfig(), model, tmp_path, controls=[runner])
-    roles = [m.role for m in res.messages]
-    assert roles == ["system", "user", "assistant", "tool", "user", "assistant"]
-    assert res.messages[4].content == "[review] add a test"
-
-
-def test_after_reply_injection_keeps_a_final_reply_going(tmp_path: Path) -> None:
-    runner = HookRunner()
-    runner.register("after_reply",
-                    lambda reply, run: "Run the tests first." if run.turns == 1 else None)
-    model = scripted("finished", "tests pass, finished")
-    res = run(HarnessConfig(), model, tmp_path, controls=[runner])
-    assert res.message == "tests pass, finished" and res.turns == 2
-
-
 def test_stop_hook_request_and_unknown_event(tmp_path: Path) -> None:
     runner = HookRunner()
     runner.register("stop", lambda run: StopRequest(ExitStatus.TOKEN_BUDGET, "cap")

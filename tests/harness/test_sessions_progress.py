@@ -13,17 +13,19 @@ from harness.loop import Agent
 from harness.sessions.bootstrap import BOOTSTRAP_ORIGIN
 from harness.sessions.files import WorkspaceStore
 from harness.sessions.progress import (
+    TASK_STATUSES,
     ProgressError,
     Task,
     append_note,
     build_session_bootstrap_prompt,
     detect_first_session,
-    mark_task_done,
     read_progress,
     select_next_task,
+    set_task_status,
 )
 from harness.sessions.session import Session
 from harness.testing import call, scripted
+from harness.tools.base import tool_spec
 from harness.workspace import LocalWorkspace
 
 TOOLS = ["bash", "read_file", "write_file", "progress_add_task", "progress_update", "notes_append"]
@@ -59,15 +61,15 @@ def test_first_session_is_the_one_without_a_progress_file(tmp_path: Path) -> Non
     assert not asyncio.run(detect_first_session(store))
 
 
-def test_mark_task_done_rewrites_the_file_atomically(tmp_path: Path) -> None:
+def test_set_task_status_rewrites_the_file_atomically(tmp_path: Path) -> None:
     store = _seed(tmp_path)
-    task = asyncio.run(mark_task_done(store, "agent-progress.json", "T2"))
+    task = asyncio.run(set_task_status(store, "agent-progress.json", "T2", "done"))
     assert task.status == "done" and task.completed_at
     data = json.loads((tmp_path / "agent-progress.json").read_text())
     assert [t["status"] for t in data] == ["done", "done", "in_progress"]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left
     with pytest.raises(ProgressError, match="no task 'T9'.*'T1', 'T2', 'T3'"):
-        asyncio.run(mark_task_done(store, "agent-progress.json", "T9"))
+        asyncio.run(set_task_status(store, "agent-progress.json", "T9", "done"))
 
 
 def test_bad_progress_files_are_named_in_the_error(tmp_path: Path) -> None:
@@ -171,3 +173,7 @@ def test_injected_once_per_session_also_across_a_resume(tmp_path: Path) -> None:
     in_first, in_resumed, text = asyncio.run(go())
     assert in_first == 1 and in_resumed == 1
     assert text.count("session:state:injected") == 1
+
+
+def test_the_progress_update_tool_offers_every_task_status() -> None:
+    assert tool_spec("progress_update")["parameters"]["properties"]["status"]["enum"] == list(TASK_STATUSES)

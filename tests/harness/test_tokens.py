@@ -30,37 +30,35 @@ HISTORY = [
 
 def test_exact_count_comes_from_the_model_tokenizer() -> None:
     model = WordCountingModel()
-    counter = TokenCounter(model)
-    n = asyncio.run(counter.count(HISTORY))
+    counter = TokenCounter()
+    n = asyncio.run(counter.count(HISTORY, model))
     assert n == (4 + 3) + (100 + 3) + (0 + 3)
-    assert counter.last_exact
     assert n != estimate_tokens(HISTORY)
 
 
 def test_exact_counts_are_cached_per_history_and_recomputed_when_it_changes() -> None:
     model = WordCountingModel()
-    counter = TokenCounter(model)
-    asyncio.run(counter.count(HISTORY))
-    asyncio.run(counter.count(list(HISTORY)))
+    counter = TokenCounter()
+    asyncio.run(counter.count(HISTORY, model))
+    asyncio.run(counter.count(list(HISTORY), model))
     assert model.count_calls == 1
     longer = [*HISTORY, Message.user("two more")]
-    assert asyncio.run(counter.count(longer)) == 113 + 5
+    assert asyncio.run(counter.count(longer, model)) == 113 + 5
     assert model.count_calls == 2
 
 
 def test_without_a_tokenizer_the_estimate_is_used_and_the_model_asked_once() -> None:
     model = FunctionModel(lambda m, t: "ok")  # count_tokens returns None
-    counter = TokenCounter(model)
-    assert asyncio.run(counter.count(HISTORY)) == sum(estimate_tokens([m]) for m in HISTORY)
-    assert not counter.last_exact
-    asyncio.run(counter.count(HISTORY))
+    counter = TokenCounter()
+    assert asyncio.run(counter.count(HISTORY, model)) == sum(estimate_tokens([m]) for m in HISTORY)
+    asyncio.run(counter.count(HISTORY, model))
     assert "function" in counter._model_cannot_count
 
 
 def test_estimate_mode_ignores_the_tokenizer() -> None:
     model = WordCountingModel()
-    counter = TokenCounter(model, use_model=False)
-    assert asyncio.run(counter.count(HISTORY)) == counter.estimate(HISTORY)
+    counter = TokenCounter(use_model=False)
+    assert asyncio.run(counter.count(HISTORY, model)) == counter.estimate(HISTORY)
     assert model.count_calls == 0
 
 
@@ -77,5 +75,5 @@ def test_a_failing_tokenizer_falls_back_to_the_estimate() -> None:
         async def count_tokens(self, messages: list[Message]) -> int | None:
             raise RuntimeError("tokenizer not loaded")
 
-    counter = TokenCounter(Broken())
-    assert asyncio.run(counter.count(HISTORY)) == counter.estimate(HISTORY)
+    counter = TokenCounter()
+    assert asyncio.run(counter.count(HISTORY, Broken())) == counter.estimate(HISTORY)
