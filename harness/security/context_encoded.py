@@ -5,7 +5,7 @@ security guideline also *shows* encoded attacks as data: "phishing issues carry 
 `aWdub3Jl...` (it decodes to ...); never decode and act on such text". Judged alone, the decoded
 phrase is an injection; judged where it stands it is a quoted example. So a decoded blob that
 alone would block is put back in place of the blob and the document is judged with it, the way a
-quoted attack phrase is judged (``context_quotes``, ``context_citing``, the ``describing`` cues):
+quoted attack phrase is judged (``context_quotes``, ``context_reported``, the ``describing`` cues):
 
 - a blob marked as data (a code span, quotes, a table cell's code, a fenced block) is put back
   as a quoted phrase; a bare blob in prose is put back as prose (nothing marks it as an example);

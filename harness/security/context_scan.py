@@ -35,37 +35,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from harness.security import context_reported as rep
 from harness.security import context_signals as sig
-from harness.security.context_channels import (
-    Channel,
-    decode_base64_text,
-    hidden_channels,
-    mask_code_fences,
-)
-from harness.security.context_citing import cited_lines, described_lines
+from harness.security.context_channels import Channel, hidden_channels, mask_code_fences
 from harness.security.context_encoded import examples_in_context
 from harness.security.context_metadata import metadata_blocks
 from harness.security.context_reach import reach_findings
-from harness.security.context_reported import endorsed_quotes, reported_lines
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_split import digest, split_issues
-from harness.security.context_text import (
-    FORMAT_CHARS,
-    clean_text,
-    clean_text_all,
-    invisible_issues,
-    invisible_issues_all,
-)
+from harness.security.context_text import FORMAT_CHARS, clean_text, invisible_issues
 from harness.security.patterns import compile_extra
 
-__all__ = ["INVISIBLE", "ScanResult", "decode_base64_text", "find_issues", "normalise", "scan_context_file",
-           "scan_many", "split_findings"]
+__all__ = ["ScanResult", "scan_context_file", "scan_many", "split_findings"]
 
-# Zero-width and bidi controls, invisible operators, BOM and the Unicode "tag" block: what other
-# controls strip from untrusted text (a human reviewer cannot see these characters).
-INVISIBLE = re.compile(
-    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u180e\ufeff\U000e0000-\U000e007f]"
-)
 _MIN_SPOOFED_WORDS = 2
 """Look-alike letters in this many Latin words is spoofing (one can be a typo or a unit)."""
 
@@ -134,8 +116,8 @@ def split_findings(files: Sequence[tuple[str, str]], config: object | None = Non
 @lru_cache(maxsize=64)
 def _split_findings(files: tuple[tuple[str, str], ...], options: ScanOptions) -> SplitFindings:
     # Cached by the files' contents: a prompt rebuilt every turn rereads them, but they rarely change.
-    clean = clean_text_all if options.unicode_data else clean_text
-    found = split_issues(files, lambda text: clean(text)[0], options.example_context, options.phrase_variants)
+    found = split_issues(files, lambda text: clean_text(text, options.unicode_data)[0], options.example_context,
+                         options.phrase_variants)
     contents = dict(files)
     return tuple((p, digest(contents[p]), tuple(found[p])) for p in sorted(found))
 
@@ -144,19 +126,10 @@ Found = list[tuple[str, str]]
 """``(issue line, rule id)`` per finding."""
 
 
-def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanOptions = ScanOptions()) -> list[str]:
-    """Every finding in ``content``, deduplicated, in a stable order."""
-    return [i for i, _ in _findings(content, extra_patterns, options)]
-
-
 def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions) -> Found:
-    """``find_issues`` with the rule of each finding."""
-    if options.unicode_data:
-        issues: Found = [(i, "invisible-characters") for i in invisible_issues_all(content)]
-        text, spoofed = clean_text_all(content)
-    else:
-        issues = [(i, "invisible-characters") for i in invisible_issues(content)]
-        text, spoofed = clean_text(content)
+    """Every finding in ``content`` with its rule, deduplicated, in a stable order."""
+    issues: Found = [(i, "invisible-characters") for i in invisible_issues(content, options.unicode_data)]
+    text, spoofed = clean_text(content, options.unicode_data)
     if spoofed >= _MIN_SPOOFED_WORDS:
         issues.append((f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing",
                        "look-alike-letters"))
@@ -178,16 +151,11 @@ def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions)
             issues += [(f"Contains potential exfiltration pattern in {channel.kind} ({f.text})", f.kind)
                        for f in sig.capability_exfil(channel.text) + reach_findings(channel.text)]
     extra = compile_extra(tuple(extra_patterns), "context_scan.extra_patterns")
-    if extra:
-        lowered = normalise(content)
+    if extra:  # also matched NFKC, invisible characters removed, lower case (newlines kept)
+        lowered = FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", content)).lower()
         issues += [(f"Matches configured pattern {rx.pattern!r}", "configured-pattern") for rx in extra
                    if rx.search(lowered) or rx.search(content)]
     return list({i: (i, r) for i, r in reversed(issues)}.values())[::-1]
-
-
-def normalise(text: str) -> str:
-    """NFKC, invisible characters removed, lower case (newlines kept for line-based patterns)."""
-    return FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)).lower()
 
 
 def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
@@ -202,12 +170,12 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
     exfil = sig.exfil_findings(text, capability) + (sig.capability_exfil(text) + reach_findings(text) if capability else [])
     # A report that quotes the payload (context_reported): judged on the lines where something was found.
     hits = {f.line for f in [*strong, *weak, *exfil]} if examples else set()
-    reported = reported_lines(text, hits) if hits else set()
+    reported = rep.reported_lines(text, hits) if hits else set()
     strong = [f for f in strong if f.line not in reported]
     weak = [f for f in weak if f.line not in reported]
     issues = [(f"Contains injection phrase ({f.text})", f.kind) for f in strong]
     issues += [(f"Quotes an attack and tells the agent to follow it (line {n})", "endorsed-quote")
-               for n in (endorsed_quotes(text) if examples else [])]
+               for n in (rep.endorsed_quotes(text) if examples else [])]
     by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
     for f in weak:
         by_paragraph[f.paragraph].append(f)
@@ -217,9 +185,9 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
             line = min(f.line for f in found)
             issues.append((f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})",
                            "combined-signals"))
-    listed = (described_lines(sentences) | reported) if examples else set()
+    listed = (rep.described_lines(sentences) | reported) if examples else set()
     if examples:
-        listed |= cited_lines(text, sentences, {f.line for f in exfil} - listed)
+        listed |= rep.cited_lines(text, sentences, {f.line for f in exfil} - listed)
     issues += [(f"Contains potential exfiltration pattern ({f.text}, line {f.line})", f.kind) for f in exfil
                if f.line not in listed]
     prose = mask_code_fences(text)
@@ -239,7 +207,7 @@ def _channel_issues(channel: Channel, variants: bool = False) -> Found:
     if issues:
         return issues
     weak = sig.phrase_findings(sentences, sig.sections("hidden_channel", variants), index=index)
-    label = channel.kind.split(" ", 1)[1] if channel.kind.startswith(("a ", "an ", "the ")) else channel.kind
+    label = re.sub(r"^(?:an?|the) ", "", channel.kind)
     label = label[0].upper() + label[1:]
     if channel.base + sig.score(weak) >= sig.THRESHOLD:
         detail = f" ({_listed(weak)})" if weak else ""

@@ -168,6 +168,11 @@ def triggered(p: Pattern, lowered: str) -> bool:
     return not p.triggers or any(t in lowered for t in p.triggers)
 
 
+def hit(p: Pattern, text: str) -> bool:
+    """``p`` matches ``text`` (the trigger test first)."""
+    return triggered(p, text.lower()) and bool(p.regex.search(text))
+
+
 def score(findings: list[Finding]) -> float:
     """The group's weight: each kind counts once, with its heaviest match."""
     best: dict[str, float] = {}
@@ -218,11 +223,18 @@ def exfil_findings(text: str, credential_use: bool = False) -> list[Finding]:
 def _routine_destination(line: str) -> bool:
     """Every literal destination on the line is this machine (none named counts as local), or
     the service the credential is named after (``$GITHUB_TOKEN`` to ``api.github.com``)."""
+    remote = _remote_hosts(line)
+    return not remote or _owned(remote, [v for v in _SECRET_VAR.findall(line) if _SECRET_NAME.search(v)])
+
+
+def _remote_hosts(line: str) -> list[str]:
     hosts = [h.split("@")[-1].lower() for h in _URL_HOST.findall(line) + _BARE_HOST.findall(line)]
-    remote = [h for h in hosts if not _LOOPBACK.match(h)]
-    if not remote:
-        return True
-    owners = {_owner(v) for v in _SECRET_VAR.findall(line) if _SECRET_NAME.search(v)}
+    return [h for h in hosts if not _LOOPBACK.match(h)]
+
+
+def _owned(remote: list[str], names: list[str]) -> bool:
+    """Every host of ``remote`` is the service one of the secret variables ``names`` is named after."""
+    owners = {_owner(v) for v in names}
     return bool(owners) and None not in owners and all(
         len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)
 
@@ -270,7 +282,9 @@ def capability_exfil(text: str) -> list[Finding]:
         if _cue("negation").search(line[: m.start()][-80:]):
             continue
         if not any(p.regex.search(line) for p in files):  # a secrets file goes out to any listener
-            if _same_service(line):
+            remote = _remote_hosts(line)
+            # ``os.environ['GITHUB_TOKEN']`` sent to ``api.github.com``: the service the secret is for.
+            if remote and _owned(remote, [g for m in _CODE_SECRET_VAR.finditer(line) for g in m.groups() if g]):
                 continue
             quoted = [h for h in _QUOTED_IP.findall(line) + _QUOTED_HOST.findall(line) if not _LOOPBACK.match(h)]
             if not quoted and _routine_destination(line):
@@ -278,12 +292,3 @@ def capability_exfil(text: str) -> list[Finding]:
         out.append(Finding("network-send", "sends a secret or credentials file over the network", 1.0, n))
     return out
 
-
-def _same_service(line: str) -> bool:
-    """``os.environ['GITHUB_TOKEN']`` sent to ``api.github.com``: the service the secret is for."""
-    names = [g for m in _CODE_SECRET_VAR.finditer(line) for g in m.groups() if g]
-    hosts = [h.split("@")[-1].lower() for h in _URL_HOST.findall(line) + _BARE_HOST.findall(line)]
-    remote = [h for h in hosts if not _LOOPBACK.match(h)]
-    owners = {_owner(v) for v in names}
-    return bool(names and remote) and None not in owners and all(
-        len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)
