@@ -35,11 +35,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from harness.security import context_channels as ch
 from harness.security import context_reported as rep
 from harness.security import context_signals as sig
-from harness.security.context_channels import Channel, hidden_channels, mask_code_fences
-from harness.security.context_encoded import examples_in_context
-from harness.security.context_metadata import metadata_blocks
 from harness.security.context_reach import reach_findings
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_split import digest, split_issues
@@ -134,16 +132,14 @@ def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions)
         issues.append((f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing",
                        "look-alike-letters"))
     issues += _visible_issues(text, options)
-    channels = hidden_channels(text, options.any_front_matter, options.example_context)
-    if options.any_front_matter:  # metadata of any other format, wherever it sits
-        channels += [Channel("the file metadata", n, body, base) for n, body, base in metadata_blocks(text)]
+    channels = ch.hidden_channels(text, options.any_front_matter, options.example_context)
     shown: set[str] | None = None
     for channel in channels:
         found = _channel_issues(channel, options.phrase_variants)
         if found and options.example_context and channel.kind.endswith("-encoded blob"):
             # An encoded attack shown as data is judged where it stands, like a quoted phrase.
             if shown is None:
-                shown = examples_in_context(text, lambda t: [i for i, _ in _visible_issues(t, options)])
+                shown = ch.examples_in_context(text, lambda t: [i for i, _ in _visible_issues(t, options)])
             if channel.text in shown:
                 continue
         issues += found
@@ -190,13 +186,13 @@ def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
         listed |= rep.cited_lines(text, sentences, {f.line for f in exfil} - listed)
     issues += [(f"Contains potential exfiltration pattern ({f.text}, line {f.line})", f.kind) for f in exfil
                if f.line not in listed]
-    prose = mask_code_fences(text)
+    prose = ch.mask_code_fences(text)
     issues += [(f"Contains injection phrase ({p.text})", p.id) for p in sig.patterns("document")
                if sig.triggered(p, prose.lower()) and p.regex.search(prose)]
     return issues
 
 
-def _channel_issues(channel: Channel, variants: bool = False) -> Found:
+def _channel_issues(channel: ch.Channel, variants: bool = False) -> Found:
     where = f" in {channel.kind}"
     sentences = split_sentences(channel.text, channel.line)
     index = sig.TriggerIndex([s.text for s in sentences])

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+FENCE = re.compile(r"^[ \t]*(```|~~~)")
+"""A line that opens or closes a fenced code block."""
 _UNIT_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\||<)")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.")
@@ -38,7 +39,7 @@ def fence_flags(lines: list[str]) -> list[bool]:
     """For each line, whether it sits inside (or delimits) a fenced code block."""
     flags, fence = [], ""
     for line in lines:
-        m = _FENCE.match(line)
+        m = FENCE.match(line)
         flags.append(bool(fence or m))
         if fence and m and m.group(1) == fence:
             fence = ""
