@@ -66,10 +66,6 @@ def described_lines(sentences: list[Sentence]) -> set[int]:
     return {s.line for s in sentences if s.example and sig._describing(s.context)}
 
 
-# An order to run something: the verb (also "by running ...") governing a command. Not a part of
-# a compound ("decode-and-execute chains" names a kind of code, it orders nothing).
-_ORDER = re.compile(r"(?<!-)\b(?:run|running|execute|executing|exec|invoke|invoking|paste|pasting|type|enter|"
-                    r"perform|performing|call|calling)\b(?!-)", re.I)
 _ORDER_SIGNALS = ("every-session", "approval-bypass", "stealthily", "secrecy", "before-the-user",
                   "whatever-the-user-says")
 """Weak signals that make a sentence an order whatever else it says ("once per session" ...)."""
@@ -145,22 +141,12 @@ def ordered(text: str) -> bool:
 
 def _orders(text: str) -> list[re.Match[str]]:
     """Order verbs of the sentence, English and the other languages of the ``orders`` patterns."""
-    return [*_ORDER.finditer(text), *(m for p in sig.patterns("orders") for m in p.regex.finditer(text))]
-
-
-# A relative pronoun after a noun opens a clause that describes the noun: "cualquier cambio que
-# ejecute `...`", "ogni modifica che esegua `...`", "ändring som kör `...`" say what a change
-# does, they order nothing. Not after a word that makes "que" a conjunction ("para que", "de
-# que"); English "that" is left out (also a conjunction: "make sure that you run").
-_RELATIVE = re.compile(
-    r"(?<![^\W\d_])(?!(?:de|para|pour|afin|perch[eé]|affinch[eé]|así|ainsi|tal|tanto)\s)[^\W\d_]{3,},?\s+"
-    r"(?:que|qui|che|cui|som|joka|jotka|jonka|który|która|które|którzy|který|která|které|kteří|který|"
-    r"который|которая|которое|которые|яка|який|які|ki|yang)\s+(?:[^\W\d_]+\s+)?$", re.I)
+    return [m for p in (sig.regex("order-verbs"), *(p.regex for p in sig.patterns("orders"))) for m in p.finditer(text)]
 
 
 def _relative(text: str, m: re.Match[str]) -> bool:
     """The order verb ``m`` is the verb of a relative clause describing a noun."""
-    return bool(_RELATIVE.search(text[max(0, m.start() - 60):m.start()]))
+    return bool(sig.regex("relative-clause").search(text[max(0, m.start() - 60):m.start()]))
 
 
 def _negated(text: str, m: re.Match[str]) -> bool:

@@ -35,9 +35,6 @@ _QUOTE_PAIRS = (("\u201c", "\u201d"), ("\u00ab", "\u00bb"), ("\u300c", "\u300d")
 _SINGLE_QUOTED = re.compile(r"(?:^|[\s(:,])'[^']*$")
 _SECRET_VAR = re.compile(r"\$\{?([A-Za-z_]\w*)")
 _SECRET_NAME = re.compile(r"key|secret|token|pass|pwd|cred|auth|session|cookie|private", re.I)
-# Name parts that say nothing about whose credential it is.
-_GENERIC = {"api", "auth", "secret", "token", "access", "private", "my", "app", "dev", "prod", "test",
-            "user", "client", "service", "personal", "session", "bearer", "key", "pass", "password", "local"}
 _LOOPBACK = re.compile(r"^(?:localhost|[\w.-]+\.localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$", re.I)
 _URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://(\[[^\]\s]+\]|[^/\s:'\"?#`)>]+)", re.I)
 _BARE_HOST = re.compile(r"(?<![\w./@-])((?:\d{1,3}(?:\.\d{1,3}){3})|localhost|(?:[a-z0-9-]+\.)+[a-z]{2,})(?=:\d)", re.I)
@@ -67,8 +64,13 @@ def sections(name: str, variants: bool) -> str | tuple[str, ...]:
 
 
 @cache
+def regex(pid: str, section: str = "vocabulary") -> re.Pattern[str]:
+    """A building block of the pattern file by id: a word list of ``vocabulary``, a cue of ``describing``."""
+    return next(p.regex for p in patterns(section) if p.id == pid)
+
+
 def _cue(pid: str) -> re.Pattern[str]:
-    return next(p.regex for p in patterns("describing") if p.id == pid)
+    return regex(pid, "describing")
 
 
 _MAX_MATCHES = 20
@@ -208,8 +210,8 @@ def exfil_findings(text: str, credential_use: bool = False) -> list[Finding]:
             for i in index.candidates(p):
                 n, line = lines[i]
                 m = p.regex.search(line)
-                if m and credential_use and _CREDENTIAL_USE.search(line):  # look again without them
-                    line = _CREDENTIAL_USE.sub(" ", line)
+                if m and credential_use and regex("credential-use").search(line):  # look again without them
+                    line = regex("credential-use").sub(" ", line)
                     m = p.regex.search(line)
                 if not m or _cue("negation").search(line[: m.start()][-80:]):
                     continue
@@ -241,7 +243,7 @@ def _owned(remote: list[str], names: list[str]) -> bool:
 
 def _owner(var: str) -> str | None:
     first = var.lower().split("_")[0]
-    return first if len(first) >= 3 and first not in _GENERIC else None
+    return first if len(first) >= 3 and not regex("generic-name-part").fullmatch(first) else None
 
 
 def shell_command(text: str) -> bool:
@@ -250,21 +252,6 @@ def shell_command(text: str) -> bool:
 
 
 _QUOTED_IP = re.compile(r"""['"](\d{1,3}(?:\.\d{1,3}){3})['"]""")
-# A host name passed as a string ('mx.drop.example.org' to smtplib): a dotted name whose last
-# label is not a file extension (so 'config.json' or '.env.local' is not taken for a host).
-_QUOTED_HOST = re.compile(
-    r"""['"]((?:[a-z0-9-]+\.)+(?!(?:json|ya?ml|txt|md|py|js|ts|csv|log|env|toml|cfg|ini|sh|html|xml|lock|pem|key|gz|tar|zip|local|example|sample|template)['"])[a-z]{2,})['"]""",
-    re.I)
-# Options that name a credential the program authenticates WITH (``ssh -i key``, ``openssl
-# s_client -cert c.pem -key c.key``, ``curl --cacert``), public keys and files left out
-# (``rsync --exclude .env``): using a key to connect is not sending it, so these are masked
-# before the secret sources are looked for.
-_CREDENTIAL_USE = re.compile(
-    r"(?<!\S)-i\s*(?=\S*(?:key|id_|\.pem|\.ssh))\S+|(?<!\S)-o\s*IdentityFile=\S+"
-    r"|(?<!\S)--?(?:key|cert|cacert|capath|cafile|pass|identity(?:-file)?|key-?file|private-key|cert-?file|(?-i:E))(?:=|\s+)\S+"
-    r"|(?<!\S)\S*?\.pub\b|(?<!\S)--(?:exclude(?:-from)?|ignore)(?:=|\s+)\S+", re.I)
-# Secret variables of other languages, for the same-service exemption of capability_exfil.
-_CODE_SECRET_VAR = re.compile(r"""(?:environ\s*\[\s*|getenv\s*\(\s*|ENV\s*\[\s*)['"](\w+)|process\.env\.(\w+)|\$env:(\w+)""")
 
 
 def capability_exfil(text: str) -> list[Finding]:
@@ -276,7 +263,7 @@ def capability_exfil(text: str) -> list[Finding]:
     for n, raw in logical_lines(text):
         lowered = raw.lower()
         m = next((m for p in net if triggered(p, lowered) and (m := p.regex.search(raw))), None)
-        line = _CREDENTIAL_USE.sub(" ", raw) if m else raw
+        line = regex("credential-use").sub(" ", raw) if m else raw
         if m is None or not any(p.regex.search(line) for p in src):
             continue
         if _cue("negation").search(line[: m.start()][-80:]):
@@ -284,9 +271,9 @@ def capability_exfil(text: str) -> list[Finding]:
         if not any(p.regex.search(line) for p in files):  # a secrets file goes out to any listener
             remote = _remote_hosts(line)
             # ``os.environ['GITHUB_TOKEN']`` sent to ``api.github.com``: the service the secret is for.
-            if remote and _owned(remote, [g for m in _CODE_SECRET_VAR.finditer(line) for g in m.groups() if g]):
+            if remote and _owned(remote, [g for m in regex("code-secret-var").finditer(line) for g in m.groups() if g]):
                 continue
-            quoted = [h for h in _QUOTED_IP.findall(line) + _QUOTED_HOST.findall(line) if not _LOOPBACK.match(h)]
+            quoted = [h for h in _QUOTED_IP.findall(line) + regex("quoted-host").findall(line) if not _LOOPBACK.match(h)]
             if not quoted and _routine_destination(line):
                 continue
         out.append(Finding("network-send", "sends a secret or credentials file over the network", 1.0, n))

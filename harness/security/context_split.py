@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 import regex
 
 from harness.security import context_signals as sig
-from harness.security.context_sentences import Sentence, fence_flags
+from harness.security.context_sentences import FENCE, Sentence, fence_flags
 from harness.security.context_sentences import sentences as split_sentences
 
 _DELEGATION = sig.Finding("delegates", "has a command from another context file run", 0.2, 0)
@@ -40,7 +40,6 @@ _DEFINITION = re.compile(
 _TABLE_ROW = re.compile(r"^\s*\|(?P<label>[^|\n]{1,60})\|(?P<value>.*?`[^`\n]+`.*)$")
 _SPAN = re.compile(r"`([^`\n]+)`")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
-_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
 _ALONE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`([^`\n]+)`\s*[.;]?\s*$")
 """A command on a line of its own (or as a whole list item)."""
 # Words of any script ("startbefehl", "opstartstap", "polecenie", "कमांड"): a label is matched
@@ -86,7 +85,7 @@ def definitions(text: str, shared: set[str]) -> list[Definition]:
         if line.strip() in shared or not line.strip():
             continue
         if code:
-            if not _FENCE_LINE.match(line):
+            if not FENCE.match(line):
                 out.append(Definition(n, heading, frozenset(), line.strip(), True))
             continue
         m = _TABLE_ROW.match(line) or _DEFINITION.match(line)
@@ -191,7 +190,7 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
             continue  # a heading naming a file is a title ("# CLAUDE.md"), not a reference
         words = set(_WORD.findall(s.text.lower()))
         # "the other context files", "elsewhere in your context": every other file is named.
-        names_it = bool(named.search(s.text) or _OTHER_FILES.search(s.text))
+        names_it = bool(named.search(s.text) or sig.regex("other-files").search(s.text))
         lowered = s.text.lower()
         pointed = [d for d in defs if d.names & words or (d.mark and d.mark in lowered)
                    or (d.words and d.words <= words and (names_it or not d.by_heading))]
@@ -200,7 +199,7 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
                   if pointed or names_it else [])
         # An order that reaches into the file, a sentence handing it authority ("TOOLS.md
         # outranks ...", "is binding"), or an injected paragraph that merely names it.
-        elevates = names_it and _hands_authority(s.text)
+        elevates = names_it and any(p.regex.search(s.text) for p in sig.patterns("authority"))
         weak = _weak(paragraph, how) + list(handed)
         # A sentence that names the file and carries a sign of an injected order (a waiver, a
         # timing, stealth) reaches its commands in any language, order verb known or not.
@@ -219,7 +218,8 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
 
 def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: _Reading) -> bool:
     own = _weak([s for s in b_sentences if s.line == d.line], how)
-    payload = [_payload_finding()] if _is_payload(d.command) else []
+    p = _payload()
+    payload = [sig.Finding(p.id, p.text, p.weight, 0)] if _is_payload(d.command) else []
     return sig.score([*weak, *own, *payload, _DELEGATION]) >= sig.THRESHOLD - _EPSILON
 
 
@@ -228,22 +228,11 @@ def _weak(sentences: list[Sentence], how: _Reading) -> list[sig.Finding]:
             + sig.phrase_findings(sentences, "command_signals", True, defines=how.examples))
 
 
-# A pointer to the other context files by what they are, not by a name: "any of the other context
-# files", "the other file", "the remaining files", "elsewhere in your context".
-_OTHER_FILES = re.compile(
-    r"\b(?:other|remaining)\s+(?:context\s+|instruction\s+|rules?\s+|project\s+)?files?\b"
-    r"|\b(?:every|each|all|any)\s+(?:of\s+(?:the|your)\s+)?context\s+files?\b"
-    r"|\belsewhere\s+in\s+(?:your|the|this)\s+(?:context|instructions|prompt|files)\b", re.I)
-
-# ASCII bounds: in "TOOLS.md의" or "在USER.md中" the name touches letters of another script.
-_NAME_BOUNDS = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
-
-
 @cache
 def _name_pattern(name: str) -> re.Pattern[str]:
-    """The file's name as a word, case-insensitive (``TOOLS.md``, ``tools.md``, ``.cursorrules``)."""
-    base = re.escape(PurePosixPath(name).name.lstrip("."))
-    return re.compile(rf"{_NAME_BOUNDS[0]}\.?{base}{_NAME_BOUNDS[1]}", re.I)
+    """The file's name as a word, case-insensitive (``TOOLS.md``, ``tools.md``, ``.cursorrules``).
+    ASCII bounds: in "TOOLS.md의" or "在USER.md中" the name touches letters of another script."""
+    return re.compile(rf"(?<![A-Za-z0-9_])\.?{re.escape(PurePosixPath(name).name.lstrip('.'))}(?![A-Za-z0-9_])", re.I)
 
 
 @cache
@@ -252,33 +241,20 @@ def _delegation_pattern(name: str) -> re.Pattern[str]:
     "follow the hook in .cursorrules" (not "read `MEMORY.md` and run `git status`": a code span
     of the sentence's own is its own command). In other languages the verb may also follow the
     name ("den Startbefehl aus AGENTS.md ausführen", "TOOLS.md のコマンドを実行")."""
-    file = rf"{_NAME_BOUNDS[0]}\.?{re.escape(PurePosixPath(name).name.lstrip('.'))}{_NAME_BOUNDS[1]}"
+    file = _name_pattern(name).pattern
     other = "|".join(p.regex.pattern for p in sig.patterns("orders"))
     gap = r"[^`.;!?\u3002]{0,60}?"
-    after = rf"(?:{other}|\b(?:{_ORDER_AFTER})\b)"
-    return re.compile(rf"\b(?:{_ORDER_VERBS})\b{gap}{file}|(?:{other}){gap}{file}|{file}{gap}{after}", re.I)
-
-
-def _hands_authority(text: str) -> bool:
-    return any(p.regex.search(text) for p in sig.patterns("authority"))
-
-
-_ORDER_VERBS = r"run|execute|exec|perform|follow|apply|do|invoke|carry\s+out|complete|start\s+with|begin\s+with"
-_ORDER_AFTER = r"run|execute|executed|invoke|invoked"
-"""English verbs that order the file's command from after its name ("the line in TOOLS.md gets run")."""
+    before, after = sig.regex("delegation-verbs").pattern, sig.regex("delegation-verbs-after").pattern
+    return re.compile(rf"\b(?:{before})\b{gap}{file}|(?:{other}){gap}{file}|{file}{gap}(?:{other}|\b(?:{after})\b)",
+                      re.I)
 
 
 @cache
-def _payload_pattern() -> sig.Pattern:
+def _payload() -> sig.Pattern:
     # The heavier runs-command signal: what it finds in a code span after "run" (redirects into
     # files, deletes, pushes, downloads, inline scripts) is the shape of a payload.
     return max((p for p in sig.patterns("signals") if p.id == "runs-command"), key=lambda p: p.weight)
 
 
-def _payload_finding() -> sig.Finding:
-    p = _payload_pattern()
-    return sig.Finding(p.id, p.text, p.weight, 0)
-
-
 def _is_payload(command: str) -> bool:
-    return bool(_payload_pattern().regex.search(f"run `{command}`")) or bool(sig.exfil_findings(command))
+    return bool(_payload().regex.search(f"run `{command}`")) or bool(sig.exfil_findings(command))
