@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import groupby, pairwise
 
 import regex
 
@@ -228,32 +229,22 @@ def _tokens(text: str) -> list[_Token]:
     """The quoted parts of a unit: quotations (with any code spans inside) and code spans."""
     quotes = [(a, b) for a, b, _ in quote_spans(_CODE.sub(lambda m: "\0" * len(m.group()), text))]
     out = [_Token(a, b, _words(_CODE.sub(" ", text[a + 1:b - 1])) >= 2) for a, b in quotes]
-    inside = [(a, b) for a, b in quotes]
     out += [_Token(m.start(), m.end(), False) for m in _CODE.finditer(text)
-            if not any(a <= m.start() < b for a, b in inside)]
+            if not any(a <= m.start() < b for a, b in quotes)]
     return sorted(out, key=lambda t: t.start)
 
 
 def _sentence_bounds(text: str, tokens: list[_Token]) -> list[tuple[int, int]]:
     """Sentences of a unit, not cut inside a quotation or code span."""
-    cuts = [m.end() for m in _SENTENCE_END.finditer(text)
-            if not any(t.start <= m.start() < t.end for t in tokens)]
-    bounds, start = [], 0
-    for c in cuts:
-        bounds.append((start, c))
-        start = c
-    bounds.append((start, len(text)))
-    return [(a, b) for a, b in bounds if text[a:b].strip()]
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)
+                 if not any(t.start <= m.start() < t.end for t in tokens)), len(text)]
+    return [(a, b) for a, b in pairwise(cuts) if text[a:b].strip()]
 
 
 def _frame(text: str, tokens: list[_Token]) -> str:
-    out, pos = [], 0
-    for t in tokens:
-        out.append(text[pos:t.start])
-        out.append(" ... ")
-        pos = t.end
-    out.append(text[pos:])
-    return "".join(out)
+    """``text`` with its quoted parts replaced by " ... "."""
+    cuts = [0, *(x for t in tokens for x in (t.start, t.end)), len(text)]
+    return " ... ".join(text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True))
 
 
 def _label(text: str) -> str:
@@ -333,15 +324,9 @@ def _headings(lines: list[str]) -> list[str]:
 def _blocks(lines: list[str], code: list[bool], units: list[tuple[list[int], str]]
             ) -> Iterator[tuple[list[int], bool]]:
     """``(line numbers, is_blockquote)`` of each fenced block and each run of blockquote units."""
-    run: list[int] = []
-    for n, flag in enumerate(code, 1):
+    for flag, run in groupby(range(1, len(code) + 1), key=lambda n: code[n - 1]):
         if flag:
-            run.append(n)
-        elif run:
-            yield run, False
-            run = []
-    if run:
-        yield run, False
+            yield list(run), False
     quoted: list[int] = []
     for numbers, unit in units:
         if unit.startswith(">") and (not quoted or numbers[0] <= quoted[-1] + 2):

@@ -119,19 +119,11 @@ def _chunks(sentence: str) -> list[str]:
 
 
 def _block_sentences(block: list[tuple[int, str, bool]], paragraph: int, spans: bool = False) -> list[Sentence]:
-    units: list[tuple[int, str, bool]] = []
-    joinable = False  # a wrapped prose line continues the unit before it
-    for n, line, in_code in block:
-        text = " ".join((line if in_code else line.replace("*", "")).split())  # "*": emphasis marks
-        if joinable and not in_code and not _UNIT_START.match(line):
-            units[-1] = (units[-1][0], f"{units[-1][1]} {text}", False)
-        else:
-            units.append((n, text, in_code))
-        joinable = not in_code and not line.lstrip().startswith(("#", "|"))
+    units = _units(block, stars=True)
     out: list[Sentence] = []
     intro = ""
     leet = any(len(_LEET_INSIDE.findall(u)) >= 2 for _, u, _ in units)
-    for n, unit, in_code in units:
+    for (n, *_), unit, in_code in units:
         for s in _chunks(unit) if in_code else _split(unit, spans):
             if not s.strip():
                 continue
@@ -148,16 +140,24 @@ def prose_units(lines: list[str], code: list[bool]) -> list[tuple[list[int], str
     """The prose units of ``lines`` (``code``: ``fence_flags``) as ``(line numbers, text)``:
     wrapped lines joined, list items, headings, table rows and blockquote lines kept apart, as
     the sentences are cut. A quotation or a clause that wraps over lines is read whole."""
-    units: list[tuple[list[int], str]] = []
+    rows = [(n, line, in_code) for n, (line, in_code) in enumerate(zip(lines, code, strict=True), 1)]
+    return [(numbers, text) for numbers, text, in_code in _units(rows) if not in_code]
+
+
+def _units(rows: list[tuple[int, str, bool]], stars: bool = False) -> list[tuple[list[int], str, bool]]:
+    """``(line numbers, text, is code)`` of each unit of ``rows`` (``(line, text, is code)``): a
+    wrapped prose line continues the unit before it; whitespace collapsed; ``stars``: emphasis
+    marks ("*") removed from prose."""
+    units: list[tuple[list[int], str, bool]] = []
     joinable = False
-    for n, (line, in_code) in enumerate(zip(lines, code, strict=True), 1):
-        if in_code or not line.strip():
+    for n, line, in_code in rows:
+        if not (in_code or line.strip()):
             joinable = False
             continue
-        text = " ".join(line.split())
-        if joinable and not _UNIT_START.match(line):
-            units[-1] = ([*units[-1][0], n], f"{units[-1][1]} {text}")
+        text = " ".join((line.replace("*", "") if stars and not in_code else line).split())
+        if joinable and not in_code and not _UNIT_START.match(line):
+            units[-1] = ([*units[-1][0], n], f"{units[-1][1]} {text}", False)
         else:
-            units.append(([n], text))
-        joinable = not line.lstrip().startswith(("#", "|"))
+            units.append(([n], text, in_code))
+        joinable = not in_code and not line.lstrip().startswith(("#", "|"))
     return units
