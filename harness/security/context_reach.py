@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import groupby
 
 from harness.security import context_signals as sig
-from harness.security.context_sentences import fence_flags
+from harness.security.context_sentences import FENCE, fence_flags
 from harness.shell import SimpleCommand, expand, parse, program
 
 _SPAN = re.compile(r"(`+)(.+?)\1")
@@ -57,31 +58,20 @@ def reach_findings(text: str) -> list[sig.Finding]:
 
 
 def commands(text: str) -> Iterator[tuple[int, str]]:
-    """``(line, command)``: each code span, and each logical line of a fenced code block."""
+    """``(line, command)``: each code span, and each logical line of a fenced code block. A block
+    that feeds a here-document to a program is read whole as well: the script's lines (read a
+    secret here, send it there) are one program."""
     lines = text.split("\n")
     flags = fence_flags(lines)
-    pending, first = "", 0
-    block: list[tuple[int, str]] = []
-    for n, (raw, code) in enumerate(zip(lines, flags, strict=True), 1):
-        if code:
-            if raw.lstrip().startswith(("```", "~~~")):
-                # A block that feeds a here-document to a program is read whole as well: the
-                # script's lines (read a secret here, send it there) are one program.
-                if block and any("<<" in b for _, b in block):
-                    yield block[0][0], "\n".join(b for _, b in block)
-                block = []
-                continue
-            block.append((n, raw))
-            if not pending:
-                first = n
-            if raw.rstrip().endswith("\\"):
-                pending += raw.rstrip()[:-1] + " "
-                continue
-            yield first, pending + raw
-            pending = ""
+    for inside, run in groupby(range(len(lines)), key=lambda i: flags[i] and not FENCE.match(lines[i])):
+        numbers = list(run)
+        if not inside:
+            yield from ((i + 1, m.group(2)) for i in numbers if not flags[i] for m in _SPAN.finditer(lines[i]))
             continue
-        for m in _SPAN.finditer(raw) if "`" in raw else ():
-            yield n, m.group(2)
+        block = "\n".join(lines[i] for i in numbers)
+        yield from ((numbers[0] + n, line) for n, line in sig.logical_lines(block))
+        if "<<" in block:
+            yield numbers[0] + 1, block
 
 
 def _judge(command: str) -> str:
