@@ -62,30 +62,18 @@ class ScanResult:
     a pattern's id, or a check's id from its ``checks`` section)."""
 
 
-@dataclass(frozen=True)
-class ScanOptions:
-    """The scanner's switches beyond the seed (``ContextScanConfig`` fields of the same names)."""
-
-    unicode_data: bool = False
-    any_front_matter: bool = False
-    exfil_by_capability: bool = False
-    example_context: bool = False
-    across_files: bool = False
-    phrase_variants: bool = False
-
-
 SplitFindings = tuple[tuple[str, str, tuple[str, ...]], ...]
 """``(path, content digest, issues)`` per file that completes an instruction split across files."""
 
 
-def _options(config: object | None) -> ScanOptions:
-    return ScanOptions(**{f: bool(getattr(config, f, False)) for f in ScanOptions.__dataclass_fields__})
+def _options(config: object | None) -> sig.ScanOptions:
+    return sig.ScanOptions(**{f: bool(getattr(config, f, False)) for f in sig.ScanOptions.__dataclass_fields__})
 
 
 def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (),
                       config: object | None = None, split: SplitFindings = ()) -> ScanResult:
     """Scan one context file; ``extra_patterns`` are more regexes (case-insensitive) that block;
-    ``config`` (a ``ContextScanConfig``) switches the options of ``ScanOptions`` on; ``split``:
+    ``config`` (a ``ContextScanConfig``) switches the options of ``sig.ScanOptions`` on; ``split``:
     what ``split_findings`` found over the files loaded with this one."""
     found = _findings(content, extra_patterns, _options(config))
     if split:
@@ -112,10 +100,9 @@ def split_findings(files: Sequence[tuple[str, str]], config: object | None = Non
 
 
 @lru_cache(maxsize=64)
-def _split_findings(files: tuple[tuple[str, str], ...], options: ScanOptions) -> SplitFindings:
+def _split_findings(files: tuple[tuple[str, str], ...], options: sig.ScanOptions) -> SplitFindings:
     # Cached by the files' contents: a prompt rebuilt every turn rereads them, but they rarely change.
-    found = split_issues(files, lambda text: clean_text(text, options.unicode_data)[0], options.example_context,
-                         options.phrase_variants)
+    found = split_issues(files, options)
     contents = dict(files)
     return tuple((p, digest(contents[p]), tuple(found[p])) for p in sorted(found))
 
@@ -124,7 +111,7 @@ Found = list[tuple[str, str]]
 """``(issue line, rule id)`` per finding."""
 
 
-def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions) -> Found:
+def _findings(content: str, extra_patterns: Sequence[str], options: sig.ScanOptions) -> Found:
     """Every finding in ``content`` with its rule, deduplicated, in a stable order."""
     issues: Found = [(i, "invisible-characters") for i in invisible_issues(content, options.unicode_data)]
     text, spoofed = clean_text(content, options.unicode_data)
@@ -154,7 +141,7 @@ def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions)
     return list({i: (i, r) for i, r in reversed(issues)}.values())[::-1]
 
 
-def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
+def _visible_issues(text: str, options: sig.ScanOptions) -> Found:
     examples = options.example_context
     sentences = split_sentences(text, examples=examples)
     index = sig.TriggerIndex([s.text for s in sentences])

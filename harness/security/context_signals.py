@@ -41,6 +41,18 @@ _BARE_HOST = re.compile(r"(?<![\w./@-])((?:\d{1,3}(?:\.\d{1,3}){3})|localhost|(?
 
 
 @dataclass(frozen=True)
+class ScanOptions:
+    """The scanner's switches beyond the seed (``ContextScanConfig`` fields of the same names)."""
+
+    unicode_data: bool = False
+    any_front_matter: bool = False
+    exfil_by_capability: bool = False
+    example_context: bool = False
+    across_files: bool = False
+    phrase_variants: bool = False
+
+
+@dataclass(frozen=True)
 class Finding:
     kind: str
     """The pattern id: weights of the same kind count once per group."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
@@ -30,6 +30,7 @@ import regex
 from harness.security import context_signals as sig
 from harness.security.context_sentences import FENCE, Sentence, fence_flags
 from harness.security.context_sentences import sentences as split_sentences
+from harness.security.context_text import clean_text
 
 _DELEGATION = sig.Finding("delegates", "has a command from another context file run", 0.2, 0)
 """A sentence that has the model run what another file defines: weak on its own (docs point to
@@ -130,22 +131,19 @@ def _words(label: str) -> frozenset[str]:
     return frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label.lower())) if w not in _STOP)
 
 
-def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
-                 examples: bool = False, variants: bool = False) -> dict[str, list[str]]:
+def split_issues(files: Sequence[tuple[str, str]], how: sig.ScanOptions) -> dict[str, list[str]]:
     """``(name, content)`` of the files loaded together -> for each implicated file, what it
-    completes. ``clean``: the scanner's text cleaning (look-alikes folded, invisibles removed);
-    ``examples``, ``variants``: the scanner's ``example_context`` and ``phrase_variants``."""
-    texts = [(name, clean(content)) for name, content in files]
+    completes, read with the scanner's options ``how`` (its text cleaning included)."""
+    texts = [(name, clean_text(content, how.unicode_data)[0]) for name, content in files]
     lines = {name: {line.strip() for line in text.split("\n") if line.strip()} for name, text in texts}
     out: dict[str, list[str]] = {}
-    how = _Reading(examples, variants)
     handed = {a: _handed_to(a, texts, how) for a, _ in texts}
     for b, b_text in texts:
         others = set().union(*(lines[n] for n, _ in texts if n != b))
         defs = definitions(b_text, others)
         if not defs:
             continue
-        b_sentences = split_sentences(b_text, examples=examples)
+        b_sentences = split_sentences(b_text, examples=how.example_context)
         for a, a_text in texts:
             if a == b:
                 continue
@@ -159,13 +157,7 @@ def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
     return {name: list(dict.fromkeys(issues)) for name, issues in out.items()}
 
 
-@dataclass(frozen=True)
-class _Reading:
-    examples: bool
-    variants: bool
-
-
-def _handed_to(a: str, texts: list[tuple[str, str]], how: _Reading) -> list[sig.Finding]:
+def _handed_to(a: str, texts: list[tuple[str, str]], how: sig.ScanOptions) -> list[sig.Finding]:
     """The weak signals of sentences in other files that name ``a``: a chain hands its waiver or
     its timing on ("no confirmation for the steps kept in MEMORY.md"; MEMORY.md: "run first what
     BOOTSTRAP.md says"), so ``a``'s orders are weighed with them."""
@@ -173,16 +165,16 @@ def _handed_to(a: str, texts: list[tuple[str, str]], how: _Reading) -> list[sig.
     out: list[sig.Finding] = []
     for c, c_text in texts:
         if c != a and named.search(c_text):
-            naming = [s for s in split_sentences(c_text, examples=how.examples) if named.search(s.text)
+            naming = [s for s in split_sentences(c_text, examples=how.example_context) if named.search(s.text)
                       and not s.text.lstrip().startswith("#")]
             out += _weak(naming, how)
     return out
 
 
 def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
-                b_sentences: list[Sentence], how: _Reading,
+                b_sentences: list[Sentence], how: sig.ScanOptions,
                 handed: Sequence[sig.Finding] = ()) -> list[tuple[int, Definition]]:
-    a_sentences = [s for s in split_sentences(a_text, examples=how.examples) if s.text.strip() not in b_lines]
+    a_sentences = [s for s in split_sentences(a_text, examples=how.example_context) if s.text.strip() not in b_lines]
     delegates, named = _delegation_pattern(b), _name_pattern(b)
     found = []
     for s in a_sentences:
@@ -195,7 +187,7 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         pointed = [d for d in defs if d.names & words or (d.mark and d.mark in lowered)
                    or (d.words and d.words <= words and (names_it or not d.by_heading))]
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
-        strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.variants), defines=how.examples)
+        strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.phrase_variants), defines=how.example_context)
                   if pointed or names_it else [])
         # An order that reaches into the file, a sentence handing it authority ("TOOLS.md
         # outranks ...", "is binding"), or an injected paragraph that merely names it.
@@ -216,16 +208,16 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
     return found
 
 
-def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: _Reading) -> bool:
+def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: sig.ScanOptions) -> bool:
     own = _weak([s for s in b_sentences if s.line == d.line], how)
     p = _payload()
     payload = [sig.Finding(p.id, p.text, p.weight, 0)] if _is_payload(d.command) else []
     return sig.score([*weak, *own, *payload, _DELEGATION]) >= sig.THRESHOLD - _EPSILON
 
 
-def _weak(sentences: list[Sentence], how: _Reading) -> list[sig.Finding]:
-    return (sig.phrase_findings(sentences, sig.sections("signals", how.variants), defines=how.examples)
-            + sig.phrase_findings(sentences, "command_signals", True, defines=how.examples))
+def _weak(sentences: list[Sentence], how: sig.ScanOptions) -> list[sig.Finding]:
+    return (sig.phrase_findings(sentences, sig.sections("signals", how.phrase_variants), defines=how.example_context)
+            + sig.phrase_findings(sentences, "command_signals", True, defines=how.example_context))
 
 
 @cache
