@@ -18,10 +18,9 @@ Patterns carry trigger substrings; a regex runs only on the sentences or lines t
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import accumulate, islice
+from itertools import islice
 
 from harness.security.context_quotes import open_quote
 from harness.security.context_sentences import Sentence
@@ -139,41 +138,20 @@ class TriggerIndex:
     on those few short pieces only, instead of over the whole file."""
 
     def __init__(self, pieces: list[str]) -> None:
-        lowered = [p.lower() for p in pieces]
-        self.text = "\n".join(lowered)
-        self.starts = list(accumulate((len(p) + 1 for p in lowered[:-1]), initial=0))
-        self.count = len(pieces)
-        self._hits: dict[str, set[int]] = {}
-        self._present: dict[str, bool] = {}
+        self.pieces = [p.lower() for p in pieces]
+        self.text = "\n".join(self.pieces)
         self._ascii = self.text.isascii()  # most files: skip the other-language triggers at once
+        self._hits: dict[str, set[int]] = {}
 
     def candidates(self, p: Pattern) -> list[int]:
-        if not self.count:
-            return []
         if not p.triggers:
-            return list(range(self.count))
-        present = [t for t in p.triggers if self._has(t)]
-        if not present or self.count == 1:
-            return [0] if present else []
-        found: set[int] = set()
-        for t in present:
-            found |= self._pieces_with(t)
-        return sorted(found)
-
-    def _has(self, trigger: str) -> bool:
-        if (has := self._present.get(trigger)) is None:
-            has = self._present[trigger] = (not self._ascii or trigger.isascii()) and trigger in self.text
-        return has
+            return list(range(len(self.pieces)))
+        return sorted(set().union(*(self._pieces_with(t) for t in p.triggers)))
 
     def _pieces_with(self, trigger: str) -> set[int]:
-        if (hit := self._hits.get(trigger)) is not None:
-            return hit
-        hit, pos = set(), self.text.find(trigger)
-        while pos != -1:
-            i = bisect_right(self.starts, pos) - 1
-            hit.add(i)
-            pos = self.text.find(trigger, self.starts[i + 1]) if i + 1 < self.count else -1
-        self._hits[trigger] = hit
+        if (hit := self._hits.get(trigger)) is None:
+            present = (not self._ascii or trigger.isascii()) and trigger in self.text
+            hit = self._hits[trigger] = {i for i, piece in enumerate(self.pieces) if trigger in piece} if present else set()
         return hit
 
 
