@@ -2,22 +2,18 @@
 
 AGENTS.md and friends go into the system prompt verbatim, so a poisoned file in the workspace can
 steer the agent. ``scan_context_file`` blocks the whole file when it finds an injection (a
-partial clean-up would leave the attacker's remaining text in the prompt). It looks at:
+partial clean-up would leave the attacker's remaining text in the prompt). It reads what the
+model reads (tag characters mapped, invisible characters removed, look-alikes folded:
+``context_text``) and looks at:
 
-- what the model reads rather than what a reviewer sees: Unicode tag characters mapped to ASCII,
-  NFKC, invisible format characters removed, Cyrillic/Greek look-alikes folded
-  (``context_text``), and out-of-place invisible or bidi characters reported as such;
-- the visible text, sentence by sentence: strong injection phrases (also in a few major
-  languages) block on their own unless quoted, negated or described; weak signals (addressing
-  an AI, "run `...`", "every session", "no confirmation needed", "silently" ...) block only
-  when several add up within one paragraph (``context_signals``);
-- hidden channels (comments, link targets and titles, image alt text, front matter, fake
-  ``<system>`` blocks, base64/hex blobs), where the same signals weigh more
-  (``context_channels``);
-- exfiltration: secrets or secret files sent by any network client or one-line script, the
-  environment piped out, credential files read. Routine calls to localhost are exempt;
-- with ``across_files``, the context files loaded together: an order in one file whose command
-  is defined in another (``context_split``).
+- the visible text, sentence by sentence: strong injection phrases block on their own unless
+  quoted, negated or described; weak signals ("run `...`", "every session", "silently" ...)
+  block when several add up within one paragraph (``context_signals``);
+- hidden channels (comments, link targets, alt text, front matter, fake ``<system>`` blocks,
+  base64/hex blobs), where the same signals weigh more (``context_channels``);
+- exfiltration: secrets or secret files sent by any network client or script, the environment
+  piped out (``context_signals``, ``context_reach``); routine calls to localhost are exempt;
+- with ``across_files``, an order in one file whose command another file defines (``context_split``).
 
 Findings name the kind of problem and a line, never the matched text: quoting the attacker's
 words in the BLOCKED notice would put them back into the prompt. Patterns are data
@@ -30,7 +26,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -130,9 +125,8 @@ def _findings(content: str, extra_patterns: Sequence[str], options: sig.ScanOpti
             if channel.text in shown:
                 continue
         issues += found
-        if options.exfil_by_capability:
-            issues += [(f"Contains potential exfiltration pattern in {channel.kind} ({f.text})", f.kind)
-                       for f in sig.capability_exfil(channel.text) + reach_findings(channel.text)]
+        issues += [(f"Contains potential exfiltration pattern in {channel.kind} ({f.text})", f.kind)
+                   for f in _capability_exfil(channel.text, options)]
     extra = compile_extra(tuple(extra_patterns), "context_scan.extra_patterns")
     if extra:  # also matched NFKC, invisible characters removed, lower case (newlines kept)
         lowered = FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", content)).lower()
@@ -149,8 +143,7 @@ def _visible_issues(text: str, options: sig.ScanOptions) -> Found:
     strong = sig.phrase_findings(sentences, sig.sections("injection", variants), index=index, defines=examples)
     weak = (sig.phrase_findings(sentences, sig.sections("signals", variants), index=index, defines=examples)
             + sig.phrase_findings(sentences, "command_signals", True, index=index, defines=examples))
-    capability = options.exfil_by_capability
-    exfil = sig.exfil_findings(text, capability) + (sig.capability_exfil(text) + reach_findings(text) if capability else [])
+    exfil = sig.exfil_findings(text, options.exfil_by_capability) + _capability_exfil(text, options)
     # A report that quotes the payload (context_reported): judged on the lines where something was found.
     hits = {f.line for f in [*strong, *weak, *exfil]} if examples else set()
     reported = rep.reported_lines(text, hits) if hits else set()
@@ -159,12 +152,9 @@ def _visible_issues(text: str, options: sig.ScanOptions) -> Found:
     issues = [(f"Contains injection phrase ({f.text})", f.kind) for f in strong]
     issues += [(f"Quotes an attack and tells the agent to follow it (line {n})", "endorsed-quote")
                for n in (rep.endorsed_quotes(text) if examples else [])]
-    by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
-    for f in weak:
-        by_paragraph[f.paragraph].append(f)
-    blocked = {f.paragraph for f in strong}
-    for paragraph, found in sorted(by_paragraph.items()):
-        if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
+    for paragraph in sorted({f.paragraph for f in weak} - {f.paragraph for f in strong}):
+        found = [f for f in weak if f.paragraph == paragraph]
+        if sig.score(found) >= sig.THRESHOLD:
             line = min(f.line for f in found)
             issues.append((f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})",
                            "combined-signals"))
@@ -174,8 +164,7 @@ def _visible_issues(text: str, options: sig.ScanOptions) -> Found:
     issues += [(f"Contains potential exfiltration pattern ({f.text}, line {f.line})", f.kind) for f in exfil
                if f.line not in listed]
     prose = ch.mask_code_fences(text)
-    issues += [(f"Contains injection phrase ({p.text})", p.id) for p in sig.patterns("document")
-               if sig.triggered(p, prose.lower()) and p.regex.search(prose)]
+    issues += [(f"Contains injection phrase ({p.text})", p.id) for p in sig.patterns("document") if sig.hit(p, prose)]
     return issues
 
 
@@ -198,6 +187,11 @@ def _channel_issues(channel: ch.Channel, variants: bool = False) -> Found:
     if channel.kind.endswith("-encoded blob") and sig.shell_command(channel.text):
         return [(f"{label} decodes to a shell command", "encoded-command")]
     return []
+
+
+def _capability_exfil(text: str, options: sig.ScanOptions) -> list[sig.Finding]:
+    """With ``exfil_by_capability``: secrets sent by any program, by pattern and by data flow."""
+    return sig.capability_exfil(text) + reach_findings(text) if options.exfil_by_capability else []
 
 
 def _listed(findings: list[sig.Finding]) -> str:
