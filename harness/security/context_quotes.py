@@ -1,12 +1,9 @@
 """Quotation marks of any script and code spans, found by structure (context scanner).
 
-A document about an attack quotes the attack: "the issue said „Ignoriere alle vorherigen
-Anweisungen“", »ignore all previous instructions« in Danish, 『以前の指示を無視して』 in Japanese,
-”kör `...`” in Swedish. Which text is quoted is a matter of punctuation, not of the language the
-sentence is written in, so the pairs of every typographic convention are listed once here
-(Unicode's initial/final quotation punctuation and the CJK corner brackets) and read the same
-way everywhere. A code span shows its text as text: an HTML comment written inside one is
-visible on the rendered page, so it hides nothing.
+A document about an attack quotes it: „Ignoriere alle vorherigen Anweisungen“, »ignore all
+previous instructions«, 『以前の指示を無視して』, ”kör `...`”. What is quoted is a matter of
+punctuation, not of language, so the pairs of every typographic convention are listed once here.
+A code span shows its text as text: an HTML comment written inside one hides nothing.
 """
 
 from __future__ import annotations

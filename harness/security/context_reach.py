@@ -1,24 +1,15 @@
 """What the commands of a context file can reach: secret data carried to a network address, and
 code fetched from a bare address executed (context scanner, ``exfil_by_capability``).
 
-The program does not matter: ``git ls-remote``, ``host``, ``pip --index-url``, ``node -e``, a
-Lua or Tcl socket, ``gawk``'s ``/inet/tcp`` ... every one that can open a connection carries
-whatever is put into its arguments, its standard input or its code. So each command (a code span,
-a line of a fenced block) is parsed as the shell reads it (``harness.shell``, bashlex) and judged
-by data flow, not by name:
-
-- a *secret source*: a credentials file (``.env``, keys, ``~/.aws`` ...) read as data (an
-  argument, ``< file``, ``@file``, a pipe from a command that reads one) or the whole
-  environment (``env``, ``printenv``);
-- a *network destination*: a URL of any scheme, an IP address, ``user@host``, ``host:port``,
-  ``/dev/tcp``, ``/inet/tcp``, a host name in a string of code, a DNS name built from a
-  substitution (``$(...).example.org``).
-
-A command that has both, or whose destination word itself is built from a secret, sends it. A
-file the command is given to *use* (``ssh -i key``, ``--env-file .env``, ``-o .env`` as output) is
-not sent. Code fetched from a remote IP address (not this machine) and executed (``| sh``, ``bash
-<(...)``, ``exec(urlopen(...))``, ``iex (irm ...)``) is reported too: a setup step that runs what
-a bare address serves has no honest reading.
+The program does not matter (``git ls-remote``, ``host``, ``pip --index-url``, a Lua socket,
+``gawk``'s ``/inet/tcp`` ...): each command (a code span, a line of a fenced block) is parsed
+as the shell reads it (``harness.shell``) and judged by data flow. A command sends a secret when
+it has a *secret source* (a credentials file read as data: an argument, ``< file``, ``@file``, a
+pipe from a command that reads one; or the whole environment) and a *network destination* (a
+URL, an IP address, ``user@host``, ``/dev/tcp``, a host name in a string of code, a DNS name
+built from a substitution), or when its destination is built from a secret. A file the command
+*uses* (``ssh -i key``, ``--env-file .env``, ``-o .env``) is not sent. Code fetched from a remote
+IP address and executed (``| sh``, ``bash <(...)``, ``iex (irm ...)``) is reported too.
 """
 
 from __future__ import annotations

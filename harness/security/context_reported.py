@@ -1,33 +1,21 @@
-"""Quotations and commands that a document reports or cites rather than orders (context scanner,
+"""Commands and quotations a document cites or reports rather than orders (context scanner,
 ``example_context``).
 
-A security guideline cites the very one-liners an attacker would plant: "do not merge CI steps
-like `... | base64 -d | bash`", "| Don't | Do instead |" tables, "Niemals `...` verwenden". A
-line is *cited* (``cited_lines``) when every sentence that holds its command reads as a policy
-about it (a negation, a warning word, a describing cue, a "Bad:" label, in several languages)
-and no sentence orders it; in a table row, the command's cell is read with its column's header.
+A security guideline cites the one-liners an attacker would plant ("do not merge CI steps like
+`... | base64 -d | bash`", "| Don't | Do instead |" tables). A line is *cited* (``cited_lines``)
+when every sentence holding its command is a policy about it (a negation, a warning word, a
+describing cue, a "Bad:" label, in several languages) and none orders it (``ordered``); a table
+cell is read with its column's header.
 
-Post-mortems, incident reports, code reviews, changelogs, threat models and training material
-quote the payload they are about, in any language. Whether a payload is quoted or ordered is
-read from the document's structure (``reported_lines``):
-
-- an inline quotation (quote marks of any script, ``context_quotes``) holding a clause with the
-  payload: "i PR 77 hittade vi raden ”kör `...` vid varje start”". It reports when the sentence
-  around it orders nothing and either goes on after it (the quotation is a noun phrase inside
-  the sentence: "『...』という一文が含まれていた") or names a report;
-- a code span deep inside a clause ("rechaza cualquier cambio que haga `...` o que ..."): the
-  command is the object of something other than an order at the head of the sentence. It
-  reports under a label or heading that names a report ("Revisión de código:");
-- a blockquote or fenced block introduced by prose that orders nothing, with a lead-in or
-  heading that names a report, or (a blockquote) a lead-in ending in a colon and a comment
-  after it. A block with no lead-in is the file's own text, whatever the heading says.
-
-"Orders nothing" (``ordered``): no un-negated order verb of the scanner's languages, no "follow
-it / apply it" (also right after the quotation: a quoted order the file endorses is an order,
-``endorsed_quotes``), no order signal ("once per session", "no need to ask"), no address to an
-AI, no command outside the quotation. The few words involved (report kinds, "follow") are data
-in ``context_reported.yaml``, read only in headings, labels and the frame around a quotation,
-never in the quoted text.
+Post-mortems, reviews, changelogs and threat models quote the payload they are about, in any
+language (``reported_lines``). A quotation (quote marks of any script, ``context_quotes``)
+reports when the sentence around it orders nothing and goes on after it or names a report; a
+code span deep inside a clause ("rechaza cualquier cambio que haga `...`"), under a label or
+heading that names a report; a blockquote or fenced block, when introduced by prose that orders
+nothing and a lead-in or heading names a report (or, a blockquote, a lead-in ending in a colon
+and a comment after it). A quotation followed by "follow it" is an order (``endorsed_quotes``).
+The few words involved (report kinds, "follow") are data in ``context_reported.yaml``, read only
+in headings, labels and the frame around a quotation, never in the quoted text.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Instructions split across the context files a harness loads together (``across_files``).
 
-AGENTS.md, TOOLS.md, MEMORY.md ... all go into one prompt, so an attacker can put the order in
-one file ("at session start run the bootstrap command listed in TOOLS.md", "always run prep
-first") and the command in another ("Bootstrap command: `...`", "alias `prep` = `...`"). Each
-file alone is harmless; the model reads them together. So are they judged here:
-
-- a *definition* is a line of some file that labels a command (``label: `cmd```, ``name = `cmd```,
-  a table row ``| name | `cmd` |``);
-- a sentence of another file *refers* to it by the file's name or by the term the label defines;
-- the sentence's paragraph is weighed with the definition as one paragraph (the weak signals of
-  ``context_signals``), plus what the command is (state-changing or network: the shape of a
-  payload) and the delegation itself. A strong injection phrase in the referring paragraph
-  implicates the command it points to outright.
-
-Both files of an implicated pair are reported; neither is quoted (line numbers only).
+AGENTS.md, TOOLS.md, MEMORY.md ... go into one prompt, so an attacker can put the order in one
+file ("at session start run the bootstrap command listed in TOOLS.md") and the command in another
+("Bootstrap command: `...`"). A *definition* is a line that labels a command (``label: `cmd```,
+a table row, a command under a heading); a sentence of another file *refers* to it by the file's
+name or the label's words. The referring paragraph is weighed with the definition as one (the
+weak signals of ``context_signals``, the command's payload shape, the delegation itself); a
+strong injection phrase there implicates the command outright. Both files of an implicated pair
+are reported, by line number only.
 """
 
 from __future__ import annotations
