@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from itertools import groupby, pairwise
+from itertools import accumulate, groupby, pairwise
 
 import regex
 
@@ -147,7 +147,12 @@ def _negated(text: str, m: re.Match[str]) -> bool:
 
 
 # --- reported quotations -----------------------------------------------------------------------
-def _alternation(words: list[str], whole: bool) -> str:
+@cache
+def _rx(key: str, whole: bool = True, end: str = "") -> re.Pattern[str]:
+    """The words under ``key`` of ``context_reported.yaml`` (a list, or lists by language);
+    ``whole``: as whole words, else also as stems inside compounds."""
+    words = read_rule_file("context_reported.yaml")[1][key]
+    words = [w for ws in words.values() for w in ws] if isinstance(words, dict) else words
     # The scanner reads text with look-alike letters folded (Turkish "ı" reads as "i"): so do the words.
     words = [*words, *(fold_confusables(w, confusable_map())[0] for w in words), *(fold_confusables(w)[0] for w in words)]
     anywhere, at_start = [], []
@@ -161,15 +166,8 @@ def _alternation(words: list[str], whole: bool) -> str:
     # as fast as ``regex`` on this alternation): a letter is ``[^\W\d_]`` in any script.
     end = r"(?![^\W\d_])" if whole else ""
     parts = [rf"(?<![^\W\d_])(?:{'|'.join(at_start)}){end}"] if at_start else []
-    return "|".join(parts + ([f"(?:{'|'.join(anywhere)})"] if anywhere else []))
-
-
-@cache
-def _rx(key: str, whole: bool = True, end: str = "") -> re.Pattern[str]:
-    """The words under ``key`` of ``context_reported.yaml`` (a list, or lists by language)."""
-    words = read_rule_file("context_reported.yaml")[1][key]
-    words = [w for ws in words.values() for w in ws] if isinstance(words, dict) else words
-    return re.compile(f"(?:{_alternation(words, whole)}){end}")
+    alternation = "|".join(parts + ([f"(?:{'|'.join(anywhere)})"] if anywhere else []))
+    return re.compile(f"(?:{alternation}){end}")
 
 
 def report_words(text: str) -> bool:
@@ -190,15 +188,12 @@ def _follows(text: str, aimed: bool = False) -> bool:
     return False
 
 
-def _addresses_ai(text: str) -> bool:
-    return any(p.id == "addresses-ai" and sig.hit(p, text) for p in sig.patterns("signals"))
-
-
 def _frame_orders(frame: str) -> bool:
     """The text around a quotation asks for something: an order, "follow it", an order signal,
     an address to an AI, or a command of its own."""
-    return bool(frame.strip()) and (ordered(frame) or _follows(frame) or _addresses_ai(frame)
-                                    or bool(sig.exfil_findings(frame)))
+    return bool(frame.strip()) and (
+        ordered(frame) or _follows(frame) or bool(sig.exfil_findings(frame))
+        or any(p.id == "addresses-ai" and sig.hit(p, frame) for p in sig.patterns("signals")))
 
 
 def _words(text: str) -> int:
@@ -277,15 +272,16 @@ def reported_lines(text: str, candidates: set[int] | None = None) -> set[int]:
     lines = text.split("\n")
     code = fence_flags(lines)
     units = prose_units(lines, code)
-    heading_of = _headings(lines)
+    # For each line number (index 0 unused), the nearest heading above it.
+    heading_of = list(accumulate(lines, lambda current, line: line if _HEADING.match(line) else current, initial=""))
     wanted = (lambda ns: True) if candidates is None else (lambda ns: not candidates.isdisjoint(ns))
     out: set[int] = set()
     for numbers, unit in units:
-        if unit.startswith(">") or not wanted(numbers) or not ("`" in unit or _has_quote(unit)):
+        if unit.startswith(">") or not wanted(numbers) or not ("`" in unit or any(c for *_, c in quote_spans(unit))):
             continue
         if _unit_reports(unit, f"{heading_of[numbers[0]]} {_table_header(lines, numbers[0])}"):
             out.update(numbers)
-    for block, quote in _blocks(lines, code, units):
+    for block, quote in _blocks(code, units):
         if not wanted(block):
             continue
         first = block[0]
@@ -295,22 +291,7 @@ def reported_lines(text: str, candidates: set[int] | None = None) -> set[int]:
     return out
 
 
-def _has_quote(text: str) -> bool:
-    return any(closed for _, _, closed in quote_spans(text))
-
-
-def _headings(lines: list[str]) -> list[str]:
-    """For each line number (1-based; index 0 unused), the nearest heading above it."""
-    out, current = [""], ""
-    for line in lines:
-        if _HEADING.match(line):
-            current = line
-        out.append(current)
-    return out
-
-
-def _blocks(lines: list[str], code: list[bool], units: list[tuple[list[int], str]]
-            ) -> Iterator[tuple[list[int], bool]]:
+def _blocks(code: list[bool], units: list[tuple[list[int], str]]) -> Iterator[tuple[list[int], bool]]:
     """``(line numbers, is_blockquote)`` of each fenced block and each run of blockquote units."""
     for flag, run in groupby(range(1, len(code) + 1), key=lambda n: code[n - 1]):
         if flag:
