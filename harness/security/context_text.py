@@ -171,12 +171,9 @@ def confusable_map() -> dict[str, str]:
     # Loaded on first use: the confusables table is large and only looplab's scan option reads it.
     from confusable_homoglyphs.confusables import confusables_data
 
-    out: dict[str, str] = {}
-    for ch, entries in confusables_data.items():
-        glyph = next((g for e in entries if len(g := e.get("c", "")) == 1 and g.isascii() and g.isalpha()), "")
-        if glyph and len(ch) == 1 and not ch.isascii():
-            out[ch] = glyph
-    return out
+    glyphs = {ch: next((g for e in entries if len(g := e.get("c", "")) == 1 and g.isascii() and g.isalpha()), "")
+              for ch, entries in confusables_data.items() if len(ch) == 1 and not ch.isascii()}
+    return {ch: glyph for ch, glyph in glyphs.items() if glyph}
 
 
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
@@ -186,13 +183,6 @@ def _compatibility_words(text: str) -> int:
     if text.isascii():
         return 0
     cjk = bool(_CJK.search(text))
-    count = 0
-    for m in _WORD.finditer(text):
-        word = m.group()
-        if word.isascii() or len(word) < 2:
-            continue
-        plain = unicodedata.normalize("NFKC", word)
-        fullwidth = any("\uff21" <= c <= "\uff5a" for c in word)
-        if plain != word and plain.isascii() and plain.isalpha() and not (fullwidth and cjk):
-            count += 1
-    return count
+    words = [(w, unicodedata.normalize("NFKC", w)) for w in _WORD.findall(text) if not w.isascii() and len(w) >= 2]
+    return sum(1 for w, plain in words if plain != w and plain.isascii() and plain.isalpha()
+               and not (cjk and any("\uff21" <= c <= "\uff5a" for c in w)))
