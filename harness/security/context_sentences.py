@@ -10,7 +10,8 @@ introduces it (which says whether the code is an example of an attack or a setup
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import groupby
 
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 """A line that opens or closes a fenced code block."""
@@ -55,14 +56,12 @@ def sentences(text: str, first_line: int = 1, examples: bool = False) -> list[Se
     introduces the list and the table's header row (``Red flags, e.g.:``, ``| Attack | Example |``),
     which say whether the items are orders or examples."""
     lines = text.split("\n")
-    blocks: list[list[tuple[int, str, bool]]] = [[]]
-    for n, (line, in_code) in enumerate(zip(lines, fence_flags(lines), strict=True), first_line):
-        if line.strip() or in_code:
-            blocks[-1].append((n, line, in_code))
-        elif blocks[-1]:
-            blocks.append([])
+    rows = [(n, line, code) for n, (line, code) in enumerate(zip(lines, fence_flags(lines), strict=True), first_line)]
     merged: list[list[tuple[int, str, bool]]] = []
-    for block in filter(None, blocks):
+    for filled, group in groupby(rows, key=lambda row: bool(row[1].strip() or row[2])):
+        if not filled:
+            continue
+        block = list(group)
         heading_only = merged and len(merged[-1]) == 1 and merged[-1][0][1].lstrip().startswith("#")
         if merged and (block[0][2] or heading_only):
             merged[-1] += block
@@ -90,8 +89,8 @@ def _with_lead_ins(found: list[Sentence], lines: list[str], first_line: int) -> 
             lead_of[n] = f"{heading} {lead}"
         elif plain:
             lead, header = (plain if plain.endswith(":") else ""), ""
-    return [Sentence(s.line, s.text, f"{lead_of[s.line]} {s.context}", s.paragraph, True)
-            if s.line in lead_of else s for s in found]
+    return [replace(s, context=f"{lead_of[s.line]} {s.context}", example=True) if s.line in lead_of else s
+            for s in found]
 
 
 def _split(unit: str, spans: bool = False) -> list[str]:
