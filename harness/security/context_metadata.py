@@ -126,20 +126,18 @@ def metadata_blocks(text: str) -> list[tuple[int, str, float]]:
             tags += [(n, body) for body in _tag_attributes(line)]
         if (local := _LOCAL_VARIABLES.match(line)) and (block := _local_variables(lines, n, local.group("prefix"))):
             out.append((n + 1, block))
-    for n in _edge_lines(lines, 5):
+    filled = [i + 1 for i, line in enumerate(lines) if line.strip()]
+    for n in sorted(set(filled[:5] + filled[-5:])):  # modelines sit on the first or last lines
         if vim := _VIM_MODELINE.search(lines[n - 1]):
             out.append((n, (vim.group(1) or vim.group(2)).replace(":", "\n")))
     if leading_header(text) is None:
         out += _run(lines, range(len(lines)))
     out += _run(lines, range(len(lines) - 1, -1, -1))
-    return [(n, _values_unquoted(block), base) for blocks, base in ((out, 0.0), (tags, _TAG_BASE))
-            for n, block in blocks if block.strip()]
-
-
-def _values_unquoted(block: str) -> str:
-    """Each line's value unquoted when the quoted literal IS the value (``key: "..."``): a
-    sentence that quotes a phrase inside it stays quoted."""
-    return "\n".join(_VALUE.sub(lambda m: m.group(1) + unquoted(m.group(2)).strip(), line) for line in block.split("\n"))
+    # Each line's value unquoted when the quoted literal IS the value (``key: "..."``): a sentence
+    # that quotes a phrase inside it stays quoted.
+    return [(n, "\n".join(_VALUE.sub(lambda m: m.group(1) + unquoted(m.group(2)).strip(), line)
+                          for line in block.split("\n")), base)
+            for blocks, base in ((out, 0.0), (tags, _TAG_BASE)) for n, block in blocks if block.strip()]
 
 
 def _tag_attributes(line: str) -> list[str]:
@@ -167,11 +165,6 @@ def _local_variables(lines: list[str], n: int, prefix: str) -> str:
     return ""
 
 
-def _edge_lines(lines: list[str], count: int) -> list[int]:
-    filled = [i + 1 for i, line in enumerate(lines) if line.strip()]
-    return sorted(set(filled[:count] + filled[-count:]))
-
-
 def _run(lines: list[str], order: range) -> list[tuple[int, str]]:
     """The metadata run that opens (or, read backwards, closes) the file: two or more
     metadata-shaped lines in a row, starting within the first few non-blank lines."""
@@ -183,7 +176,8 @@ def _run(lines: list[str], order: range) -> list[tuple[int, str]]:
             if run:
                 break
             continue
-        if _metadata_line(line):
+        inner = _PREFIX.sub("", line, count=1)
+        if _MEMBER.match(line) or _MEMBER.match(inner) or _KEY_VALUE.match(inner):
             run.append(i)
             if len(run) >= _MAX_RUN:
                 break
@@ -195,11 +189,6 @@ def _run(lines: list[str], order: range) -> list[tuple[int, str]]:
         return []
     run.sort()
     return [(run[0] + 1, "\n".join(_PREFIX.sub("", lines[i], count=1) for i in run))]
-
-
-def _metadata_line(line: str) -> bool:
-    inner = _PREFIX.sub("", line, count=1)
-    return bool(_MEMBER.match(line) or _MEMBER.match(inner) or _KEY_VALUE.match(inner))
 
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -116,7 +116,7 @@ def _sends(cmd: SimpleCommand, words: str, carriers: set[tuple[str, ...]]) -> bo
     targets = " ".join([words, cmd.stdin_text, *(t for op, t in cmd.redirects if op in (">", ">>"))])
     if not _destination(targets):
         return False
-    if any(_SUBSTITUTION.search(w) and _destination(w) and _secret_in(w) for w in cmd.argv[1:]):
+    if any(_SUBSTITUTION.search(w) and _destination(w) and (_secret_file(w) or sig.regex("env-word").search(w)) for w in cmd.argv[1:]):
         return True  # the address is built from the secret (a URL path, a DNS label)
     plain = sig.regex("used-option").sub(" ", " ".join(w for w in cmd.argv[1:] if not _CODE_LIKE.search(w)))
     if _secret_file(plain):
@@ -126,10 +126,6 @@ def _sends(cmd: SimpleCommand, words: str, carriers: set[tuple[str, ...]]) -> bo
     if reads and sig.regex("code-verb").search(code):
         return True  # a script that reads a secret file and talks to an address
     return tuple(cmd.piped_from) in carriers or any(op == "<" and _secret_file(t) for op, t in cmd.redirects)
-
-
-def _secret_in(word: str) -> bool:
-    return _secret_file(word) or bool(sig.regex("env-word").search(word))
 
 
 def _destination(text: str) -> bool:

@@ -123,7 +123,9 @@ def _cites(text: str) -> bool:
 def ordered(text: str) -> bool:
     """``text`` orders something run: an un-negated order verb (English or of the ``orders``
     languages), or a signal that makes any sentence an order ("once per session")."""
-    if any(not _negated(text, m) and not _relative(text, m) for m in _orders(text)):
+    # An order verb of a relative clause describes a noun ("un cambio que ejecute `...`").
+    relative = sig.regex("relative-clause")
+    if any(not _negated(text, m) and not relative.search(text[max(0, m.start() - 60):m.start()]) for m in _orders(text)):
         return True
     return any(p.id in _ORDER_SIGNALS and sig.hit(p, text) for p in sig.patterns(("signals", "signals_variants")))
 
@@ -131,11 +133,6 @@ def ordered(text: str) -> bool:
 def _orders(text: str) -> list[re.Match[str]]:
     """Order verbs of the sentence, English and the other languages of the ``orders`` patterns."""
     return [m for p in (sig.regex("order-verbs"), *(p.regex for p in sig.patterns("orders"))) for m in p.finditer(text)]
-
-
-def _relative(text: str, m: re.Match[str]) -> bool:
-    """The order verb ``m`` is the verb of a relative clause describing a noun."""
-    return bool(sig.regex("relative-clause").search(text[max(0, m.start() - 60):m.start()]))
 
 
 def _negated(text: str, m: re.Match[str]) -> bool:
@@ -347,13 +344,11 @@ def endorsed_quotes(text: str) -> list[int]:
         if follow_lines.isdisjoint(near):
             continue
         clauses = [t for t in _tokens(unit) if t.clause]
-        if not any(_attack(unit[t.start:t.end]) for t in clauses):
+        attacks = sig.patterns(("injection", "injection_variants"))
+        if not any(any(sig.hit(p, unit[t.start:t.end]) for p in attacks) or sig.exfil_findings(unit[t.start:t.end])
+                   for t in clauses):
             continue
         if _follows(_frame(unit, clauses), aimed=True) or _follows(nxt, aimed=True):
             out.append(numbers[0])
     return out
 
-
-def _attack(quoted: str) -> bool:
-    return (any(sig.hit(p, quoted) for p in sig.patterns(("injection", "injection_variants")))
-            or bool(sig.exfil_findings(quoted)))

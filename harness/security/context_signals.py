@@ -226,14 +226,11 @@ def _remote_hosts(line: str) -> list[str]:
 
 def _owned(remote: list[str], names: list[str]) -> bool:
     """Every host of ``remote`` is the service one of the secret variables ``names`` is named after."""
-    owners = {_owner(v) for v in names}
+    # A name's first part, unless it says nothing about whose credential it is (API_KEY, MY_TOKEN).
+    owners = {first if len(first := v.lower().split("_")[0]) >= 3 and not regex("generic-name-part").fullmatch(first)
+              else None for v in names}
     return bool(owners) and None not in owners and all(
         len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)
-
-
-def _owner(var: str) -> str | None:
-    first = var.lower().split("_")[0]
-    return first if len(first) >= 3 and not regex("generic-name-part").fullmatch(first) else None
 
 
 def shell_command(text: str) -> bool:
