@@ -71,46 +71,17 @@ def open_quote(before: str) -> bool:
     return bool(spans) and not spans[-1][2]
 
 
-_BACKTICKS = re.compile(r"`+")
+# An HTML comment (up to its end) or an inline code span, read the CommonMark way: a run of
+# backticks opens a span closed by the next run of the same length. The span is kept to one line
+# (CommonMark lets it wrap, but a line that starts with ``<!--`` opens an HTML block there), so it
+# can never swallow a real hidden comment.
+_COMMENT_OR_SPAN = re.compile(r"<!--.*?(?:-->|\Z)|(?<!`)(`+)(?!`)([^\n]*?)(?<!`)\1(?!`)", re.DOTALL)
 
 
 def mask_code_spans(text: str) -> str:
-    """``text`` with the content of inline code spans blanked (newlines and length kept), read
-    the CommonMark way: a run of backticks opens a span closed by the next run of the same
-    length (on the same line); an HTML comment that starts first is a comment, not code."""
+    """``text`` with the content of inline code spans blanked (newlines and length kept); an
+    HTML comment that starts first is a comment, not code."""
     if "`" not in text:
         return text
-    out, pos = [], 0
-    i = 0
-    while True:
-        m = _BACKTICKS.search(text, i)
-        if m is None:
-            break
-        comment = text.find("<!--", i, m.start())
-        if comment >= 0:  # a comment opened before the backticks: the backticks are its text
-            end = text.find("-->", comment + 4)
-            i = len(text) if end < 0 else end + 3
-            continue
-        close = _closing_run(text, m.end(), len(m.group()))
-        if close is None:
-            i = m.end()
-            continue
-        out.append(text[pos:m.end()])
-        out.append(re.sub(r"[^\n]", " ", text[m.end():close]))
-        pos = close
-        i = close + len(m.group())
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _closing_run(text: str, start: int, length: int) -> int | None:
-    """Where the run of exactly ``length`` backticks that closes a span opened at ``start``
-    begins, on the same line; None when there is none. (CommonMark lets a span wrap inside a
-    paragraph, but a line that starts with ``<!--`` opens an HTML block there: a span kept to
-    one line can never swallow a real hidden comment.)"""
-    stop = text.find("\n", start)
-    stop = len(text) if stop < 0 else stop
-    for m in _BACKTICKS.finditer(text, start, stop):
-        if len(m.group()) == length:
-            return m.start()
-    return None
+    return _COMMENT_OR_SPAN.sub(
+        lambda m: m.group() if m.group(1) is None else m.group(1) + " " * len(m.group(2)) + m.group(1), text)
