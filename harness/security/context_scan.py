@@ -139,10 +139,7 @@ def _visible_issues(text: str, options: sig.ScanOptions) -> Found:
     examples = options.example_context
     sentences = split_sentences(text, examples=examples)
     index = sig.TriggerIndex([s.text for s in sentences])
-    variants = options.phrase_variants
-    strong = sig.phrase_findings(sentences, sig.sections("injection", variants), index=index, defines=examples)
-    weak = (sig.phrase_findings(sentences, sig.sections("signals", variants), index=index, defines=examples)
-            + sig.phrase_findings(sentences, "command_signals", True, index=index, defines=examples))
+    strong, weak = sig.strong_findings(sentences, options, index), sig.weak_findings(sentences, options, index)
     exfil = sig.exfil_findings(text, options.exfil_by_capability) + _capability_exfil(text, options)
     # A report that quotes the payload (context_reported): judged on the lines where something was found.
     hits = {f.line for f in [*strong, *weak, *exfil]} if examples else set()

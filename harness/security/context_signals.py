@@ -133,6 +133,17 @@ def phrase_findings(sentences: list[Sentence], section: str | tuple[str, ...], c
     return out
 
 
+def strong_findings(sentences: list[Sentence], how: ScanOptions, index: TriggerIndex | None = None) -> list[Finding]:
+    """The injection phrases of ``sentences``, read with the scanner's options ``how``."""
+    return phrase_findings(sentences, sections("injection", how.phrase_variants), index=index, defines=how.example_context)
+
+
+def weak_findings(sentences: list[Sentence], how: ScanOptions, index: TriggerIndex | None = None) -> list[Finding]:
+    """The weak signals of ``sentences`` (``signals``, ``command_signals``), read with ``how``."""
+    return (phrase_findings(sentences, sections("signals", how.phrase_variants), index=index, defines=how.example_context)
+            + phrase_findings(sentences, "command_signals", True, index=index, defines=how.example_context))
+
+
 class TriggerIndex:
     """Which pieces (sentences, lines) hold a pattern's trigger substrings: the regex then runs
     on those few short pieces only, instead of over the whole file."""

@@ -161,7 +161,7 @@ def _handed_to(a: str, texts: list[tuple[str, str]], how: sig.ScanOptions) -> li
         if c != a and named.search(c_text):
             naming = [s for s in split_sentences(c_text, examples=how.example_context) if named.search(s.text)
                       and not s.text.lstrip().startswith("#")]
-            out += _weak(naming, how)
+            out += sig.weak_findings(naming, how)
     return out
 
 
@@ -181,21 +181,18 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
         pointed = [d for d in defs if d.names & words or (d.mark and d.mark in lowered)
                    or (d.words and d.words <= words and (names_it or not d.by_heading))]
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
-        strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.phrase_variants), defines=how.example_context)
-                  if pointed or names_it else [])
+        strong = sig.strong_findings(paragraph, how) if pointed or names_it else []
         # An order that reaches into the file, a sentence handing it authority ("TOOLS.md
         # outranks ...", "is binding"), or an injected paragraph that merely names it.
         elevates = names_it and any(p.regex.search(s.text) for p in sig.patterns("authority"))
-        weak = _weak(paragraph, how) + list(handed)
+        weak = sig.weak_findings(paragraph, how) + list(handed)
         # A sentence that names the file and carries a sign of an injected order (a waiver, a
         # timing, stealth) reaches its commands in any language, order verb known or not.
         # (Not one that orders a command of its own: "read `MEMORY.md` and run `git status`".)
         own = [span for span in _SPAN.findall(s.text) if not named.fullmatch(span.strip())]
-        signed = names_it and not own and bool(_weak([s], how))
+        signed = names_it and not own and bool(sig.weak_findings([s], how))
         if not pointed and (strong or delegates.search(s.text) or elevates or signed):
             pointed = [d for d in defs if d.words & words] or defs
-        if not pointed:
-            continue
         for d in pointed:
             if strong or _weighs(weak, d, b_sentences, how):
                 found.append((s.line, d))
@@ -203,15 +200,11 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
 
 
 def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: sig.ScanOptions) -> bool:
-    own = _weak([s for s in b_sentences if s.line == d.line], how)
+    own = sig.weak_findings([s for s in b_sentences if s.line == d.line], how)
     p = _payload()
     payload = [sig.Finding(p.id, p.text, p.weight, 0)] if _is_payload(d.command) else []
     return sig.score([*weak, *own, *payload, _DELEGATION]) >= sig.THRESHOLD - _EPSILON
 
-
-def _weak(sentences: list[Sentence], how: sig.ScanOptions) -> list[sig.Finding]:
-    return (sig.phrase_findings(sentences, sig.sections("signals", how.phrase_variants), defines=how.example_context)
-            + sig.phrase_findings(sentences, "command_signals", True, defines=how.example_context))
 
 
 @cache
