@@ -23,46 +23,26 @@ _CLOSERS = {
     "\u300c": "\u300d", "\u300e": "\u300f", "\u300a": "\u300b", "\u3008": "\u3009", "\u301d": "\u301e\u301f",
     "\ufe41": "\ufe42", "\ufe43": "\ufe44", '"': '"',
 }
-# Marks that are also apostrophes or closers elsewhere open a quote only at a word's start
-# (after a space, an opening bracket or a colon) and before a non-space: "don’t" opens nothing.
 _AT_WORD_START = {"\u201d", "\u2019", "\u00bb", "\u203a"}
+
+
+def _quote_alternative(opener: str) -> str:
+    closers = re.escape(_CLOSERS[opener])
+    # Marks that are also apostrophes or closers elsewhere open a quote only at a word's start
+    # (after a space, an opening bracket or a colon) and before a non-space: "don’t" opens nothing.
+    start = rf"(?:(?<=[\s(\[{{:])|^){re.escape(opener)}(?=\S)" if opener in _AT_WORD_START else re.escape(opener)
+    return rf"{start}[^{closers}]*(?P<q{ord(opener)}>[{closers}])?"
+
+
 # Markup written as entities is shown as text ("&lt;!-- ... --&gt;"): it quotes what it holds.
-_ESCAPED_OPEN, _ESCAPED_CLOSE = "&lt;", "&gt;"
-
-
-def _opens(text: str, i: int) -> bool:
-    ch = text[i]
-    if ch not in _CLOSERS:
-        return False
-    if ch in _AT_WORD_START:
-        before = text[i - 1] if i else " "
-        after = text[i + 1] if i + 1 < len(text) else " "
-        return (before.isspace() or before in "([{:") and not after.isspace()
-    return True
+_QUOTATION = re.compile("|".join([r"&lt;.*?(?P<entity>&gt;)|&lt;.*\Z", *map(_quote_alternative, _CLOSERS)]), re.DOTALL)
 
 
 def quote_spans(text: str) -> list[tuple[int, int, bool]]:
     """``(start, end, closed)`` of each quotation in ``text``, outermost only: ``start`` at the
     opening mark, ``end`` after the closing one (or at the end of ``text`` when it never closes).
     Entity-escaped markup (``&lt;!-- ... --&gt;``) counts as a quotation too."""
-    out: list[tuple[int, int, bool]] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text.startswith(_ESCAPED_OPEN, i):
-            end = text.find(_ESCAPED_CLOSE, i + len(_ESCAPED_OPEN))
-            out.append((i, n if end < 0 else end + len(_ESCAPED_CLOSE), end >= 0))
-            i = n if end < 0 else end + len(_ESCAPED_CLOSE)
-            continue
-        if not _opens(text, i):
-            i += 1
-            continue
-        closers = _CLOSERS[text[i]]
-        j = i + 1
-        while j < n and text[j] not in closers:
-            j += 1
-        out.append((i, min(j + 1, n), j < n))
-        i = j + 1
-    return out
+    return [(m.start(), m.end(), m.lastgroup is not None) for m in _QUOTATION.finditer(text)]
 
 
 def open_quote(before: str) -> bool:
