@@ -71,8 +71,7 @@ _HEX = re.compile(r"(?<![0-9A-Fa-f])((?:[0-9A-Fa-f]{2}){16,})(?![0-9A-Fa-f])")
 
 def hidden_channels(text: str, any_front_matter: bool = False, code_spans: bool = False) -> list[Channel]:
     """Every hidden piece of ``text`` (cleaned content), grouped by kind, in document order.
-    ``any_front_matter``: TOML (``+++``) and JSON (a leading ``{...}``) front matter are read
-    like YAML's, and so is a leading header of any other syntax (``context_metadata``).
+    ``any_front_matter``: front matter and metadata of any syntax (``context_metadata``).
     ``code_spans``: markup inside an inline code span is shown as text, so it is no channel."""
     out: list[Channel] = []
 

@@ -1,22 +1,18 @@
-"""Front matter and file metadata of any format, wherever a format puts it (context scanner,
-``any_front_matter``).
+"""Front matter and other file metadata of any format (context scanner, ``any_front_matter``).
 
-Front matter comes in many syntaxes: YAML between ``---`` lines (closed by ``---`` or ``...``),
-TOML between ``+++``, JSON or JSON5 objects, ``;;;``-fenced blocks, MDX ``export const``, HCL,
-INI sections, EDN maps, ``<meta>`` tags, org ``#+KEY:`` lines, pandoc ``%`` title blocks
-(``leading_header``). A file carries other metadata that editors, tools and mail readers parse
-and a rendered page hides or a reviewer skims (``metadata_blocks``): Emacs ``-*- ... -*-`` lines
-and ``Local Variables:`` blocks, Vim modelines, XML processing instructions, HTML ``<meta>``
-tags, and runs of ``key: value`` / ``key = value`` lines at the top or bottom of a file (RFC 822
-headers, EditorConfig and INI sections, ``.properties``, PEP 723 ``# /// script`` blocks,
-AsciiDoc ``:attr:`` lines, reStructuredText ``.. meta::`` fields, comment-prefixed headers after
-a shebang). A parser per syntax always leaves the next one out, so a block is found by shape: a
-block opened by a fence line or a structural first line, the syntaxes that announce themselves
-anywhere, and a run of two or more metadata-shaped lines at either end of the file.
+Front matter comes in many syntaxes (YAML between ``---``, TOML between ``+++``, JSON objects,
+``;;;`` fences, MDX ``export const``, INI sections, ``<meta>`` tags, org ``#+KEY:`` lines ...),
+and files carry other metadata that tools parse and a rendered page hides: Emacs ``-*- ... -*-``
+lines and ``Local Variables:`` blocks, Vim modelines, XML processing instructions, and runs of
+``key: value`` lines at the top or bottom of a file (mail headers, EditorConfig, PEP 723
+``# /// script`` blocks, AsciiDoc ``:attr:`` lines, reStructuredText ``.. meta::`` fields). A
+parser per syntax always leaves the next one out, so a block is found by shape: a fence line or
+a structural first line (``leading_header``), the syntaxes that announce themselves anywhere,
+and a run of metadata-shaped lines at either end of the file (``metadata_blocks``).
 
 A value in a data block is not a quotation: ``agent: 'Ignore ...'`` asks, where prose that says
 ``the page said 'ignore ...'`` quotes. So string literals are unquoted and the block is judged
-like front matter: an order hidden in metadata weighs like an order in text.
+like front matter.
 """
 
 from __future__ import annotations

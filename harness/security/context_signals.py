@@ -178,10 +178,7 @@ def hit(p: Pattern, text: str) -> bool:
 
 def score(findings: list[Finding]) -> float:
     """The group's weight: each kind counts once, with its heaviest match."""
-    best: dict[str, float] = {}
-    for f in findings:
-        best[f.kind] = max(best.get(f.kind, 0.0), f.weight)
-    return sum(best.values())
+    return sum(max(f.weight for f in findings if f.kind == kind) for kind in dict.fromkeys(f.kind for f in findings))
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
@@ -262,9 +259,7 @@ def capability_exfil(text: str) -> list[Finding]:
         lowered = raw.lower()
         m = next((m for p in net if triggered(p, lowered) and (m := p.regex.search(raw))), None)
         line = regex("credential-use").sub(" ", raw) if m else raw
-        if m is None or not any(p.regex.search(line) for p in src):
-            continue
-        if _cue("negation").search(line[: m.start()][-80:]):
+        if m is None or not any(p.regex.search(line) for p in src) or _cue("negation").search(line[: m.start()][-80:]):
             continue
         if not any(p.regex.search(line) for p in files):  # a secrets file goes out to any listener
             remote = _remote_hosts(line)
