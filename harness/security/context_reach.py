@@ -83,8 +83,7 @@ def _judge(command: str) -> str:
     return ""
 
 
-# Code (a word with calls or statements), and the calls by which code reaches an address: a
-# script that only loads .env and serves on 127.0.0.1 sends nothing.
+# Code: a word with calls or statements.
 _CODE_LIKE = re.compile(r"(?<!\$)[({]|;")
 
 
