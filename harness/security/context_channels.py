@@ -26,8 +26,7 @@ from urllib.parse import unquote, unquote_plus
 
 from harness.security import context_signals as sig
 from harness.security.context_metadata import front_matter, metadata_blocks
-from harness.security.context_quotes import mask_code_spans
-from harness.security.context_sentences import FENCE, fence_flags
+from harness.security.context_sentences import FENCE, fence_flags, mask_code_spans
 
 
 @dataclass(frozen=True)

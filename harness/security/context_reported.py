@@ -8,7 +8,7 @@ describing cue, a "Bad:" label, in several languages) and none orders it (``orde
 cell is read with its column's header.
 
 Post-mortems, reviews, changelogs and threat models quote the payload they are about, in any
-language (``reported_lines``). A quotation (quote marks of any script, ``context_quotes``)
+language (``reported_lines``). A quotation (quote marks of any script, ``context_sentences``)
 reports when the sentence around it orders nothing and goes on after it or names a report; a
 code span deep inside a clause ("rechaza cualquier cambio que haga `...`"), under a label or
 heading that names a report; a blockquote or fenced block, when introduced by prose that orders
@@ -29,8 +29,7 @@ from itertools import accumulate, groupby, pairwise
 import regex
 
 from harness.security import context_signals as sig
-from harness.security.context_quotes import quote_spans
-from harness.security.context_sentences import Sentence, fence_flags, prose_units
+from harness.security.context_sentences import Sentence, fence_flags, prose_units, quote_spans
 from harness.security.context_text import confusable_map, fold_confusables
 from harness.security.patterns import read_rule_file
 

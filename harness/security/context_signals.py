@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import islice
 
-from harness.security.context_quotes import open_quote
-from harness.security.context_sentences import Sentence
+from harness.security.context_sentences import Sentence, open_quote
 from harness.security.patterns import Pattern, load_patterns
 
 PATTERN_FILE = "context_scan_patterns.yaml"
@@ -107,7 +106,7 @@ def _describing(context: str) -> bool:
 
 
 def _quoted(before: str, any_script: bool = False) -> bool:
-    """``any_script`` (with example_context): quotation marks of every script (context_quotes)."""
+    """``any_script`` (with example_context): quotation marks of every script (context_sentences)."""
     if before.count("`") % 2 or _SINGLE_QUOTED.search(before):
         return True
     if any_script:
