@@ -12,7 +12,7 @@ counted:
   ``api.github.com``), is routine, not exfiltration.
 
 Patterns carry trigger substrings; a regex runs only on the sentences or lines that contain one
-(found with ``str.find``), which keeps a 20 KB file in the low milliseconds.
+(found by substring tests), which keeps a 20 KB file in the low milliseconds.
 """
 
 from __future__ import annotations
