@@ -54,9 +54,6 @@ def described_lines(sentences: list[Sentence]) -> set[int]:
     return {s.line for s in sentences if s.example and sig._describing(s.context)}
 
 
-_ORDER_SIGNALS = ("every-session", "approval-bypass", "stealthily", "secrecy", "before-the-user",
-                  "whatever-the-user-says")
-"""Weak signals that make a sentence an order whatever else it says ("once per session" ...)."""
 
 
 def cited_lines(text: str, sentences: list[Sentence], candidates: set[int]) -> set[int]:
@@ -126,7 +123,8 @@ def ordered(text: str) -> bool:
     relative = sig.regex("relative-clause")
     if any(not _negated(text, m) and not relative.search(text[max(0, m.start() - 60):m.start()]) for m in _orders(text)):
         return True
-    return any(p.id in _ORDER_SIGNALS and sig.hit(p, text) for p in sig.patterns(("signals", "signals_variants")))
+    signals = read_rule_file(sig.PATTERN_FILE)[1]["tables"]["order_signals"]  # ("once per session" ...)
+    return any(p.id in signals and sig.hit(p, text) for p in sig.patterns(("signals", "signals_variants")))
 
 
 def _orders(text: str) -> list[re.Match[str]]:

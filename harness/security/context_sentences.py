@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, replace
 from itertools import groupby
 
+from harness.security.patterns import read_rule_file
+
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 """A line that opens or closes a fenced code block."""
 _UNIT_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\||<)")
@@ -169,18 +171,10 @@ def _units(rows: list[tuple[int, str, bool]], stars: bool = False) -> list[tuple
 
 
 # --- quotations and code spans -----------------------------------------------------------------
-# Opening mark -> the marks that close it, for every convention in use: English “…” ‘…’,
-# German/Czech „…“ ‚…‘, Polish/Hungarian/Romanian „…”, French/Russian/Greek «…», Danish/German
-# »…«, Swiss ‹…›, Swedish/Finnish ”…” ’…’, CJK 「…」 『…』 《…》 〈…〉 〝…〞, vertical ﹁…﹂ ﹃…﹄,
-# and the straight double quote of ASCII text.
-_CLOSERS = {
-    "\u201c": "\u201d\u201e", "\u201e": "\u201c\u201d", "\u2018": "\u2019", "\u201a": "\u2018\u2019",
-    "\u00ab": "\u00bb", "\u00bb": "\u00ab", "\u2039": "\u203a", "\u203a": "\u2039",
-    "\u201d": "\u201d", "\u2019": "\u2019",
-    "\u300c": "\u300d", "\u300e": "\u300f", "\u300a": "\u300b", "\u3008": "\u3009", "\u301d": "\u301e\u301f",
-    "\ufe41": "\ufe42", "\ufe43": "\ufe44", '"': '"',
-}
-_AT_WORD_START = {"\u201d", "\u2019", "\u00bb", "\u203a"}
+# Opening mark -> the marks that close it, for every convention in use (``quote_closers``).
+_TABLES = read_rule_file("context_scan_patterns.yaml")[1]["tables"]
+_CLOSERS: dict[str, str] = _TABLES["quote_closers"]
+_AT_WORD_START = set(_TABLES["quote_at_word_start"])
 
 
 def _quote_alternative(opener: str) -> str:

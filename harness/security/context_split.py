@@ -25,6 +25,7 @@ from harness.security import context_signals as sig
 from harness.security.context_sentences import FENCE, Sentence, fence_flags
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_text import clean_text
+from harness.security.patterns import read_rule_file
 
 _DELEGATION = sig.Finding("delegates", "has a command from another context file run", 0.2, 0)
 """A sentence that has the model run what another file defines: weak on its own (docs point to
@@ -40,8 +41,6 @@ _ALONE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`([^`\n]+)`\s*[.;]?\s*$")
 # Words of any script ("startbefehl", "opstartstap", "polecenie", "कमांड"): a label is matched
 # in the language it is written in. The `regex` module knows letters and marks of every script.
 _WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{2,}")
-_STOP = frozenset("the and for with from this that your you are was were its all any each every run use "
-                  "file files see also here there then when what which".split())
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,13 @@ def _mark(line: str) -> str:
 
 
 def _words(label: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label.lower())) if w not in _STOP)
+    return frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label.lower())) if w not in _stop_words())
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """Words that say nothing about which command a label names (the ``label_stop_words`` table)."""
+    return frozenset(read_rule_file(sig.PATTERN_FILE)[1]["tables"]["label_stop_words"])
 
 
 def split_issues(files: Sequence[tuple[str, str]], how: sig.ScanOptions) -> dict[str, list[str]]:

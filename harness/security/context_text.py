@@ -18,6 +18,8 @@ from functools import cache
 
 import regex
 
+from harness.security.patterns import read_rule_file
+
 # Invisible format characters (Unicode category Cf, minus the visible Arabic/Syriac number
 # signs): soft hyphen, zero-width and bidi controls, invisible operators, BOM, tag characters.
 FORMAT_CHARS = re.compile(
@@ -31,15 +33,8 @@ _EMOJI_TAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U0
 # Characters that are legitimate inside words of scripts that need them (never in Latin text).
 _JOINERS = {"\u200b", "\u200c", "\u200d", "\u200e", "\u200f"}
 
-# Cyrillic and Greek letters that render like Latin ones (Unicode TR39 confusables, the subset
-# that matters for English words). Only words that also contain ASCII letters are folded, so
-# Russian or Greek prose stays as it is.
-_CONFUSABLE_PAIRS = (
-    "аa еe оo рp сc уy хx іi јj ѕs ԁd һh ԛq ԝw ӏl үy"
-    " АA ВB СC ЕE НH ІI ЈJ КK МM ОO РP ЅS ТT ХX ҮY ԜW ԚQ"
-    " αa οo ρp ιi νv κk υu χx ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX ıi"
-)
-_CONFUSABLES = {pair[0]: pair[1] for pair in _CONFUSABLE_PAIRS.split()}
+# Cyrillic and Greek letters that render like Latin ones (the ``confusables`` table).
+_CONFUSABLES = {pair[0]: pair[1] for pair in read_rule_file("context_scan_patterns.yaml")[1]["tables"]["confusables"].split()}
 
 
 def map_tag_characters(text: str) -> str:
