@@ -1,33 +1,25 @@
 """What the commands of a context file can reach: secret data carried to a network address, and
 code fetched from a bare address executed (context scanner, ``exfil_by_capability``).
 
-The program does not matter: ``git ls-remote``, ``host``, ``pip --index-url``, ``node -e``, a
-Lua or Tcl socket, ``gawk``'s ``/inet/tcp`` ... every one that can open a connection carries
-whatever is put into its arguments, its standard input or its code. So each command (a code span,
-a line of a fenced block) is parsed as the shell reads it (``harness.shell``, bashlex) and judged
-by data flow, not by name:
-
-- a *secret source*: a credentials file (``.env``, keys, ``~/.aws`` ...) read as data (an
-  argument, ``< file``, ``@file``, a pipe from a command that reads one) or the whole
-  environment (``env``, ``printenv``);
-- a *network destination*: a URL of any scheme, an IP address, ``user@host``, ``host:port``,
-  ``/dev/tcp``, ``/inet/tcp``, a host name in a string of code, a DNS name built from a
-  substitution (``$(...).example.org``).
-
-A command that has both, or whose destination word itself is built from a secret, sends it. A
-file the command is given to *use* (``ssh -i key``, ``--env-file .env``, ``-o .env`` as output) is
-not sent. Code fetched from a remote IP address (not this machine) and executed (``| sh``, ``bash
-<(...)``, ``exec(urlopen(...))``, ``iex (irm ...)``) is reported too: a setup step that runs what
-a bare address serves has no honest reading.
+The program does not matter (``git ls-remote``, ``host``, ``pip --index-url``, a Lua socket,
+``gawk``'s ``/inet/tcp`` ...): each command (a code span, a line of a fenced block) is parsed
+as the shell reads it (``harness.shell``) and judged by data flow. A command sends a secret when
+it has a *secret source* (a credentials file read as data: an argument, ``< file``, ``@file``, a
+pipe from a command that reads one; or the whole environment) and a *network destination* (a
+URL, an IP address, ``user@host``, ``/dev/tcp``, a host name in a string of code, a DNS name
+built from a substitution), or when its destination is built from a secret. A file the command
+*uses* (``ssh -i key``, ``--env-file .env``, ``-o .env``) is not sent. Code fetched from a remote
+IP address and executed (``| sh``, ``bash <(...)``, ``iex (irm ...)``) is reported too.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import groupby
 
 from harness.security import context_signals as sig
-from harness.security.context_sentences import fence_flags
+from harness.security.context_sentences import FENCE, fence_flags
 from harness.shell import SimpleCommand, expand, parse, program
 
 _SPAN = re.compile(r"(`+)(.+?)\1")
@@ -37,24 +29,10 @@ _URL = re.compile(r"\b(?!file:)[a-z][a-z0-9+.-]{1,15}://[^\s'\"`<>]*", re.I)
 _IPV4 = re.compile(r"(?<![\w.=-])(?!0\.0\.0\.0\b)(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\w.])")
 _USER_HOST = re.compile(r"(?<![\w.@-])[\w.+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}\b|(?<![\w.@-])[\w.+-]+@[\w.-]+:", re.I)
 _SOCKET_PATH = re.compile(r"/dev/(?:tcp|udp)/|/inet[46]?/(?:tcp|udp)/", re.I)
-# A quoted host name in code ('mx.drop.example.org', '.t.example.net'): dotted labels whose last
-# one is not a file extension.
-_CODE_HOST = re.compile(
-    r"""['"]\.?((?:[a-z0-9-]+\.)+(?!(?:json|ya?ml|txt|md|py|js|mjs|ts|csv|log|env|toml|cfg|ini|sh|html|xml|lock|pem|key|gz|tar|zip|local|example|sample|template|read|write|get|post|put|connect|send|end|request)['"])[a-z]{2,})['"]""",
-    re.I)
 # A DNS name built from a substitution: "$(head -c 30 .env | xxd -p).t.example.org".
 _BUILT_NAME = re.compile(r"[)`}]\.(?:[a-z0-9-]+\.)+[a-z]{2,}\b", re.I)
 _SUBSTITUTION = re.compile(r"\$\(|\$\{|`|\$\(\(")
-# Options whose value a program USES locally (or writes): not data it sends.
-_USED = re.compile(
-    r"(?<!\S)--?(?:env-?file|env_file|output|output-document|o|O|config|kubeconfig|identity(?:-file)?|i)(?:=|\s+)\S+"
-    r"|(?<!\S)-o\s*IdentityFile=\S+|(?<!\S)-[A-Za-z]+[oO]\s+\S+")
 _ENV_DUMP = {"env", "printenv", "export", "set", "compgen", "declare"}
-_EXEC_REMOTE = re.compile(
-    r"\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z)?sh\s+<\(|\b(?:source|\.)\s+<\(|\bexec\s*\(|\beval\s*\(|\.then\s*\(\s*eval\b"
-    r"|\biex\b|\binvoke-expression\b|\bchmod\s+\+x\b", re.I)
-_FETCH = re.compile(r"\b(?:curl|wget|fetch|urlopen|urlretrieve|requests\s*\.\s*get|irm|iwr|invoke-restmethod|invoke-webrequest|http\.get|downloadstring)\b", re.I)
-_CODE_SECRET = re.compile(r"""['"]\s*[^'"\s]*(?:\.env(?:\.\w+)?|\.netrc|\.git-credentials|id_(?:rsa|ed25519|ecdsa|dsa)|\.ssh/[^'"]*|\.aws/[^'"]*|\.npmrc|\.pypirc)['"]""")
 
 
 def reach_findings(text: str) -> list[sig.Finding]:
@@ -71,35 +49,24 @@ def reach_findings(text: str) -> list[sig.Finding]:
 
 
 def commands(text: str) -> Iterator[tuple[int, str]]:
-    """``(line, command)``: each code span, and each logical line of a fenced code block."""
+    """``(line, command)``: each code span, and each logical line of a fenced code block. A block
+    that feeds a here-document to a program is read whole as well: the script's lines (read a
+    secret here, send it there) are one program."""
     lines = text.split("\n")
     flags = fence_flags(lines)
-    pending, first = "", 0
-    block: list[tuple[int, str]] = []
-    for n, (raw, code) in enumerate(zip(lines, flags, strict=True), 1):
-        if code:
-            if raw.lstrip().startswith(("```", "~~~")):
-                # A block that feeds a here-document to a program is read whole as well: the
-                # script's lines (read a secret here, send it there) are one program.
-                if block and any("<<" in b for _, b in block):
-                    yield block[0][0], "\n".join(b for _, b in block)
-                block = []
-                continue
-            block.append((n, raw))
-            if not pending:
-                first = n
-            if raw.rstrip().endswith("\\"):
-                pending += raw.rstrip()[:-1] + " "
-                continue
-            yield first, pending + raw
-            pending = ""
+    for inside, run in groupby(range(len(lines)), key=lambda i: flags[i] and not FENCE.match(lines[i])):
+        numbers = list(run)
+        if not inside:
+            yield from ((i + 1, m.group(2)) for i in numbers if not flags[i] for m in _SPAN.finditer(lines[i]))
             continue
-        for m in _SPAN.finditer(raw) if "`" in raw else ():
-            yield n, m.group(2)
+        block = "\n".join(lines[i] for i in numbers)
+        yield from ((numbers[0] + n, line) for n, line in sig.logical_lines(block))
+        if "<<" in block:
+            yield numbers[0] + 1, block
 
 
 def _judge(command: str) -> str:
-    if not (_secret_file(command) or _ENV_WORD.search(command) or _FETCH.search(command)):
+    if not (_secret_file(command) or sig.regex("env-word").search(command) or sig.regex("fetch").search(command)):
         return ""  # cheap pre-check: nothing to send and nothing fetched
     parsed = parse(command)
     carriers: set[tuple[str, ...]] = set()
@@ -111,18 +78,13 @@ def _judge(command: str) -> str:
             if _sends(cmd, words, carriers):
                 return "sends a secret or credentials file over the network"
     remote = [ip for ip in _IPV4.findall(command) if not ip.startswith("127.")]
-    if remote and _FETCH.search(command) and _EXEC_REMOTE.search(command):
+    if remote and sig.regex("fetch").search(command) and sig.regex("exec-remote").search(command):
         return "executes code fetched from a bare network address"
     return ""
 
 
-# Code (a word with calls or statements), and the calls by which code reaches an address: a
-# script that only loads .env and serves on 127.0.0.1 sends nothing.
+# Code: a word with calls or statements.
 _CODE_LIKE = re.compile(r"(?<!\$)[({]|;")
-_CODE_VERB = re.compile(
-    r"\b(?:connect\w*|create_connection|send\w*|request|post|put|patch|fetch|urlopen|urlretrieve|get|write|end"
-    r"|upload\w*|download\w*|resolve\w*|lookup|gethost\w*|getaddrinfo|dial\w*|socket|print|puts|query)\b|\|&", re.I)
-_ENV_WORD = re.compile(r"(?:^|[\s|;(`$])(?:env|printenv)\b")
 
 
 def _secret_file(word: str) -> bool:
@@ -130,7 +92,7 @@ def _secret_file(word: str) -> bool:
 
 
 def _used_masked(cmd: SimpleCommand) -> str:
-    return _USED.sub(" ", " ".join(cmd.argv[1:]))
+    return sig.regex("used-option").sub(" ", " ".join(cmd.argv[1:]))
 
 
 def _carries(cmd: SimpleCommand, carriers: set[tuple[str, ...]]) -> bool:
@@ -153,21 +115,18 @@ def _sends(cmd: SimpleCommand, words: str, carriers: set[tuple[str, ...]]) -> bo
     targets = " ".join([words, cmd.stdin_text, *(t for op, t in cmd.redirects if op in (">", ">>"))])
     if not _destination(targets):
         return False
-    if any(_SUBSTITUTION.search(w) and _destination(w) and _secret_in(w) for w in cmd.argv[1:]):
+    if any(_SUBSTITUTION.search(w) and _destination(w) and (_secret_file(w) or sig.regex("env-word").search(w)) for w in cmd.argv[1:]):
         return True  # the address is built from the secret (a URL path, a DNS label)
-    plain = _USED.sub(" ", " ".join(w for w in cmd.argv[1:] if not _CODE_LIKE.search(w)))
+    plain = sig.regex("used-option").sub(" ", " ".join(w for w in cmd.argv[1:] if not _CODE_LIKE.search(w)))
     if _secret_file(plain):
         return True  # a secret file handed to a program that reaches an address
     code = " ".join([*cmd.argv[1:], cmd.stdin_text])
-    if (_CODE_SECRET.search(code) or _secret_file(words + " " + cmd.stdin_text)) and _CODE_VERB.search(code):
+    reads = sig.regex("code-secret").search(code) or _secret_file(words + " " + cmd.stdin_text)
+    if reads and sig.regex("code-verb").search(code):
         return True  # a script that reads a secret file and talks to an address
     return tuple(cmd.piped_from) in carriers or any(op == "<" and _secret_file(t) for op, t in cmd.redirects)
 
 
-def _secret_in(word: str) -> bool:
-    return _secret_file(word) or bool(_ENV_WORD.search(word))
-
-
 def _destination(text: str) -> bool:
     return bool(_URL.search(text) or _IPV4.search(text) or _USER_HOST.search(text) or _SOCKET_PATH.search(text)
-                or _CODE_HOST.search(text) or _BUILT_NAME.search(text))
+                or sig.regex("code-host").search(text) or _BUILT_NAME.search(text))

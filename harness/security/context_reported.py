@@ -1,23 +1,19 @@
-"""Quotations that report an attack rather than order it (context scanner, ``example_context``).
+"""Commands and quotations a document cites or reports rather than orders (context scanner,
+``example_context``).
 
-Post-mortems, incident reports, code reviews, changelogs, threat models, fixture descriptions and
-training material quote the payload they are about, in any language. Whether a payload is
-quoted or ordered is read from the document's structure first:
+A security guideline cites the one-liners an attacker would plant ("do not merge CI steps like
+`... | base64 -d | bash`", "| Don't | Do instead |" tables). A line is *cited* (``cited_lines``)
+when every sentence holding its command is a policy about it (a negation, a warning word, a
+describing cue, a "Bad:" label, in several languages) and none orders it (``ordered``); a table
+cell is read with its column's header.
 
-- an inline quotation (quote marks of any script, ``context_quotes``) holding a clause with the
-  payload: "i PR 77 hittade vi raden ”kör `...` vid varje start”". It reports when the sentence
-  around it orders nothing and either goes on after it (the quotation is a noun phrase inside
-  the sentence: "『...』という一文が含まれていた") or names a report;
-- a code span deep inside a clause ("rechaza cualquier cambio que haga `...` o que ..."): the
-  command is the object of something other than an order at the head of the sentence. It
-  reports under a label or heading that names a report ("Revisión de código:");
-- a blockquote or fenced block introduced by prose that orders nothing, with a lead-in or
-  heading that names a report, or (a blockquote) a lead-in ending in a colon and a comment
-  after it. A block with no lead-in is the file's own text, whatever the heading says.
-
-"Orders nothing": no order verb of the scanner's languages, no "follow it / apply it" (also
-right after the quotation: a quoted order the file endorses is an order), no order signal
-("once per session", "no need to ask"), no address to an AI, no command outside the quotation.
+Post-mortems, reviews, changelogs and threat models quote the payload they are about, in any
+language (``reported_lines``). A quotation (quote marks of any script, ``context_sentences``)
+reports when the sentence around it orders nothing and goes on after it or names a report; a
+code span deep inside a clause ("rechaza cualquier cambio que haga `...`"), under a label or
+heading that names a report; a blockquote or fenced block, when introduced by prose that orders
+nothing and a lead-in or heading names a report (or, a blockquote, a lead-in ending in a colon
+and a comment after it). A quotation followed by "follow it" is an order (``endorsed_quotes``).
 The few words involved (report kinds, "follow") are data in ``context_reported.yaml``, read only
 in headings, labels and the frame around a quotation, never in the quoted text.
 """
@@ -25,40 +21,134 @@ in headings, labels and the frame around a quotation, never in the quoted text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from itertools import accumulate, groupby, pairwise
 
 import regex
-import yaml
 
 from harness.security import context_signals as sig
-from harness.security.context_citing import ordered
-from harness.security.context_quotes import quote_spans
-from harness.security.context_sentences import fence_flags, prose_units
-from harness.security.context_text import fold_confusables, fold_confusables_all
+from harness.security.context_sentences import Sentence, fence_flags, prose_units, quote_spans
+from harness.security.context_text import confusable_map, fold_confusables
+from harness.security.patterns import read_rule_file
 
-__all__ = ["endorsed_quotes", "report_words", "reported_lines"]
+__all__ = ["cited_lines", "described_lines", "endorsed_quotes", "ordered", "report_words", "reported_lines"]
 
-_DATA = Path(__file__).resolve().parents[1] / "rules" / "context_reported.yaml"
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N}'’_-]*")
 _SPACED = regex.compile(r"^[\p{Latin}\p{Cyrillic}\p{Greek}\p{Common}\p{Inherited}]+$")
 _CODE = regex.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _CLAUSE_END = regex.compile(r"[:;,，、：；—–]|\s-\s")
 _SENTENCE_END = regex.compile(r"[.!?](?=\s|$)|[。！？]")
 _HEADING = regex.compile(r"^\s*#{1,6}\s")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _MIN_BEFORE = 2
 """Words of its clause before a code span that is not the object of an order at the clause's head."""
 
 
+# --- cited commands ----------------------------------------------------------------------------
+def described_lines(sentences: list[Sentence]) -> set[int]:
+    """Lines of list items and table rows whose lead-in describes attacks (``examples``):
+    exfiltration shapes there are listed, not asked for."""
+    return {s.line for s in sentences if s.example and sig._describing(s.context)}
+
+
+
+
+def cited_lines(text: str, sentences: list[Sentence], candidates: set[int]) -> set[int]:
+    """Those of the ``candidates`` lines whose commands are cited, not ordered: every sentence
+    that holds them (for a code-block line: the prose that introduces it) describes, quotes or
+    forbids them ("code such as `...` must be flagged", "never paste `...`") and asks no one to
+    run them. A guideline quoting an exfiltration one-liner loads; "e.g. run `...`" does not."""
+    lines = text.split("\n")
+    code = fence_flags(lines)
+    out: set[int] = set()
+    for n in candidates:
+        if not 0 < n <= len(lines):
+            continue
+        if not code[n - 1] and (cell := _table_cell(lines, n)) is not None:
+            if _cites(cell):
+                out.add(n)
+            continue
+        keys = [" ".join(sp.replace("*", "").split()) for sp in _CODE_SPAN.findall(lines[n - 1]) or [lines[n - 1]]]
+        holders = [s for s in sentences if any(k and k in s.text for k in keys)]
+        # The prose only: a code line's context is its intro plus itself, and words inside code
+        # spans ("https://paste.example") are not the sentence's verbs.
+        if holders and all(_cites(s.context[: len(s.context) - len(s.text)] if code[n - 1] else s.context)
+                           for s in holders):
+            out.add(n)
+    return out
+
+
+def _table_header(lines: list[str], n: int) -> str:
+    """For a table row (line ``n``), the table's header row ("" for the header row itself): a
+    column named "Finding" or "Payload seen" says what its cells are."""
+    if not lines[n - 1].lstrip().startswith("|"):
+        return ""
+    first = n - 1
+    while first > 0 and lines[first - 1].lstrip().startswith("|"):
+        first -= 1
+    return lines[first] if first < n - 1 else ""
+
+
+def _table_cell(lines: list[str], n: int) -> str | None:
+    """For a table row holding an exfiltration shape: the header of the command's column and the
+    cell itself (the row's other cells may say "run the checked-in script"); None otherwise."""
+    if not (header := _table_header(lines, n)):
+        return None
+    names = _cells(header)
+    return next((f"{names[i] if i < len(names) else ''}: {cell}"
+                 for i, cell in enumerate(_cells(lines[n - 1])) if "`" in cell), None)
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in _CELL_SPLIT.split(row.strip().strip("|"))]
+
+
+def _cites(text: str) -> bool:
+    """``text`` orders nothing and is a policy about a command (a negated order, a describing
+    cue, a definition, a warning or policy word)."""
+    text = _CODE_SPAN.sub("`...`", text)
+    if ordered(text):
+        return False
+    return (any(_negated(text, m) for m in _orders(text)) or sig._describing(text)
+            or bool(sig._cue("defines").search(text)) or bool(sig._cue("cites").search(text)))
+
+
+def ordered(text: str) -> bool:
+    """``text`` orders something run: an un-negated order verb (English or of the ``orders``
+    languages), or a signal that makes any sentence an order ("once per session")."""
+    # An order verb of a relative clause describes a noun ("un cambio que ejecute `...`").
+    relative = sig.regex("relative-clause")
+    if any(not _negated(text, m) and not relative.search(text[max(0, m.start() - 60):m.start()]) for m in _orders(text)):
+        return True
+    signals = read_rule_file(sig.PATTERN_FILE)[1]["tables"]["order_signals"]  # ("once per session" ...)
+    return any(p.id in signals and sig.hit(p, text) for p in sig.patterns(("signals", "signals_variants")))
+
+
+def _orders(text: str) -> list[re.Match[str]]:
+    """Order verbs of the sentence, English and the other languages of the ``orders`` patterns."""
+    return [m for p in (sig.regex("order-verbs"), *(p.regex for p in sig.patterns("orders"))) for m in p.finditer(text)]
+
+
+def _negated(text: str, m: re.Match[str]) -> bool:
+    """The order verb ``m`` is negated: "never run", "no ejecutes", "не запускайте", "不要运行",
+    "実行しないで"."""
+    before = text[:m.start()]
+    return bool(sig._cue("negation").search(before[-80:]) or sig._cue("negation-variants").search(before[-30:])
+                or sig._cue("negation-after").search(text[m.end():m.end() + 8]))
+
+
+# --- reported quotations -----------------------------------------------------------------------
 @cache
-def _data() -> dict:
-    return yaml.safe_load(_DATA.read_text(encoding="utf-8"))
-
-
-def _alternation(words: list[str], whole: bool) -> str:
+def _rx(key: str, whole: bool = True, end: str = "") -> re.Pattern[str]:
+    """The words under ``key`` of ``context_reported.yaml`` (a list, or lists by language);
+    ``whole``: as whole words, else also as stems inside compounds."""
+    words = read_rule_file("context_reported.yaml")[1][key]
+    words = [w for ws in words.values() for w in ws] if isinstance(words, dict) else words
     # The scanner reads text with look-alike letters folded (Turkish "ı" reads as "i"): so do the words.
-    words = [*words, *(fold_confusables_all(w)[0] for w in words), *(fold_confusables(w)[0] for w in words)]
+    words = [*words, *(fold_confusables(w, confusable_map())[0] for w in words), *(fold_confusables(w)[0] for w in words)]
     anywhere, at_start = [], []
     for w in sorted(set(words), key=len, reverse=True):
         body = re.escape(w.lower()).replace(r"\ ", r"\s+")
@@ -70,22 +160,13 @@ def _alternation(words: list[str], whole: bool) -> str:
     # as fast as ``regex`` on this alternation): a letter is ``[^\W\d_]`` in any script.
     end = r"(?![^\W\d_])" if whole else ""
     parts = [rf"(?<![^\W\d_])(?:{'|'.join(at_start)}){end}"] if at_start else []
-    return "|".join(parts + ([f"(?:{'|'.join(anywhere)})"] if anywhere else []))
-
-
-@cache
-def _report_rx() -> re.Pattern[str]:
-    return re.compile(_alternation([w for ws in _data()["report"].values() for w in ws], False))
-
-
-@cache
-def _follow_rx() -> re.Pattern[str]:
-    return re.compile(_alternation([w for ws in _data()["follow"].values() for w in ws], True))
+    alternation = "|".join(parts + ([f"(?:{'|'.join(anywhere)})"] if anywhere else []))
+    return re.compile(f"(?:{alternation}){end}")
 
 
 def report_words(text: str) -> bool:
     """``text`` (a heading, a label, the frame of a quotation) names a report kind or a finding."""
-    return bool(text) and bool(_report_rx().search(text.lower()))
+    return bool(text) and bool(_rx("report", False).search(text.lower()))
 
 
 def _follows(text: str, aimed: bool = False) -> bool:
@@ -93,36 +174,20 @@ def _follows(text: str, aimed: bool = False) -> bool:
     the quotation itself ("follow it", "apply the rule quoted above"), not on something else
     ("follow the escalation policy")."""
     lowered = text.lower()
-    for m in _follow_rx().finditer(lowered):
+    for m in _rx("follow").finditer(lowered):
         if sig._cue("negation").search(lowered[: m.start()][-80:]):
             continue
-        if not aimed or _reference_rx().search(lowered[m.end():m.end() + 40]) or _reference_rx().search(m.group()):
+        if not aimed or _rx("reference").search(lowered[m.end():m.end() + 40]) or _rx("reference").search(m.group()):
             return True
     return False
-
-
-@cache
-def _relative_rx() -> re.Pattern[str]:
-    """A relative pronoun closing the text before a code span: ", die `...` ausführt"."""
-    return re.compile(f"(?:{_alternation(_data()['relative'], True)})\\s*$")
-
-
-@cache
-def _reference_rx() -> re.Pattern[str]:
-    return re.compile(_alternation(_data()["reference"], True))
-
-
-def _addresses_ai(text: str) -> bool:
-    lowered = text.lower()
-    return any(p.id == "addresses-ai" and sig.triggered(p, lowered) and p.regex.search(text)
-               for p in sig.patterns("signals"))
 
 
 def _frame_orders(frame: str) -> bool:
     """The text around a quotation asks for something: an order, "follow it", an order signal,
     an address to an AI, or a command of its own."""
-    return bool(frame.strip()) and (ordered(frame) or _follows(frame) or _addresses_ai(frame)
-                                    or bool(sig.exfil_findings(frame)))
+    return bool(frame.strip()) and (
+        ordered(frame) or _follows(frame) or bool(sig.exfil_findings(frame))
+        or any(p.id == "addresses-ai" and sig.hit(p, frame) for p in sig.patterns("signals")))
 
 
 def _words(text: str) -> int:
@@ -141,32 +206,22 @@ def _tokens(text: str) -> list[_Token]:
     """The quoted parts of a unit: quotations (with any code spans inside) and code spans."""
     quotes = [(a, b) for a, b, _ in quote_spans(_CODE.sub(lambda m: "\0" * len(m.group()), text))]
     out = [_Token(a, b, _words(_CODE.sub(" ", text[a + 1:b - 1])) >= 2) for a, b in quotes]
-    inside = [(a, b) for a, b in quotes]
     out += [_Token(m.start(), m.end(), False) for m in _CODE.finditer(text)
-            if not any(a <= m.start() < b for a, b in inside)]
+            if not any(a <= m.start() < b for a, b in quotes)]
     return sorted(out, key=lambda t: t.start)
 
 
 def _sentence_bounds(text: str, tokens: list[_Token]) -> list[tuple[int, int]]:
     """Sentences of a unit, not cut inside a quotation or code span."""
-    cuts = [m.end() for m in _SENTENCE_END.finditer(text)
-            if not any(t.start <= m.start() < t.end for t in tokens)]
-    bounds, start = [], 0
-    for c in cuts:
-        bounds.append((start, c))
-        start = c
-    bounds.append((start, len(text)))
-    return [(a, b) for a, b in bounds if text[a:b].strip()]
+    cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(text)
+                 if not any(t.start <= m.start() < t.end for t in tokens)), len(text)]
+    return [(a, b) for a, b in pairwise(cuts) if text[a:b].strip()]
 
 
 def _frame(text: str, tokens: list[_Token]) -> str:
-    out, pos = [], 0
-    for t in tokens:
-        out.append(text[pos:t.start])
-        out.append(" ... ")
-        pos = t.end
-    out.append(text[pos:])
-    return "".join(out)
+    """``text`` with its quoted parts replaced by " ... "."""
+    cuts = [0, *(x for t in tokens for x in (t.start, t.end)), len(text)]
+    return " ... ".join(text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True))
 
 
 def _label(text: str) -> str:
@@ -198,7 +253,7 @@ def _unit_reports(text: str, heading: str) -> bool:
             inside = _words(before) >= 1 and _words(tail) >= 1
             if t.clause and not (inside or named):
                 return False
-            deep = _words(head) >= _MIN_BEFORE or _relative_rx().search(head.lower())
+            deep = _words(head) >= _MIN_BEFORE or _rx("relative", True, r"\s*$").search(head.lower())
             if not t.clause and not (named and deep and (_words(tail) or report_words(frame))):
                 return False
     return True
@@ -211,15 +266,16 @@ def reported_lines(text: str, candidates: set[int] | None = None) -> set[int]:
     lines = text.split("\n")
     code = fence_flags(lines)
     units = prose_units(lines, code)
-    heading_of = _headings(lines)
+    # For each line number (index 0 unused), the nearest heading above it.
+    heading_of = list(accumulate(lines, lambda current, line: line if _HEADING.match(line) else current, initial=""))
     wanted = (lambda ns: True) if candidates is None else (lambda ns: not candidates.isdisjoint(ns))
     out: set[int] = set()
     for numbers, unit in units:
-        if unit.startswith(">") or not wanted(numbers) or not ("`" in unit or _has_quote(unit)):
+        if unit.startswith(">") or not wanted(numbers) or not ("`" in unit or any(c for *_, c in quote_spans(unit))):
             continue
         if _unit_reports(unit, f"{heading_of[numbers[0]]} {_table_header(lines, numbers[0])}"):
             out.update(numbers)
-    for block, quote in _blocks(lines, code, units):
+    for block, quote in _blocks(code, units):
         if not wanted(block):
             continue
         first = block[0]
@@ -229,42 +285,11 @@ def reported_lines(text: str, candidates: set[int] | None = None) -> set[int]:
     return out
 
 
-def _table_header(lines: list[str], n: int) -> str:
-    """For a table row (line ``n``), the table's header row: a column named "Finding" or
-    "Payload seen" says what its cells are."""
-    if not lines[n - 1].lstrip().startswith("|"):
-        return ""
-    first = n - 1
-    while first > 0 and lines[first - 1].lstrip().startswith("|"):
-        first -= 1
-    return lines[first] if first < n - 1 else ""
-
-
-def _has_quote(text: str) -> bool:
-    return any(closed for _, _, closed in quote_spans(text))
-
-
-def _headings(lines: list[str]) -> list[str]:
-    """For each line number (1-based; index 0 unused), the nearest heading above it."""
-    out, current = [""], ""
-    for line in lines:
-        if _HEADING.match(line):
-            current = line
-        out.append(current)
-    return out
-
-
-def _blocks(lines: list[str], code: list[bool], units: list[tuple[list[int], str]]):
+def _blocks(code: list[bool], units: list[tuple[list[int], str]]) -> Iterator[tuple[list[int], bool]]:
     """``(line numbers, is_blockquote)`` of each fenced block and each run of blockquote units."""
-    run: list[int] = []
-    for n, flag in enumerate(code, 1):
+    for flag, run in groupby(range(1, len(code) + 1), key=lambda n: code[n - 1]):
         if flag:
-            run.append(n)
-        elif run:
-            yield run, False
-            run = []
-    if run:
-        yield run, False
+            yield list(run), False
     quoted: list[int] = []
     for numbers, unit in units:
         if unit.startswith(">") and (not quoted or numbers[0] <= quoted[-1] + 2):
@@ -304,7 +329,7 @@ def endorsed_quotes(text: str) -> list[int]:
     lowered = text.lower()
     # The cheap test first: the lines with a "follow" word; only a quotation on or right before
     # one of them can be endorsed.
-    follow_lines = {lowered.count("\n", 0, m.start()) + 1 for m in _follow_rx().finditer(lowered)}
+    follow_lines = {lowered.count("\n", 0, m.start()) + 1 for m in _rx("follow").finditer(lowered)}
     if not follow_lines:
         return []
     lines = text.split("\n")
@@ -316,15 +341,11 @@ def endorsed_quotes(text: str) -> list[int]:
         if follow_lines.isdisjoint(near):
             continue
         clauses = [t for t in _tokens(unit) if t.clause]
-        if not any(_attack(unit[t.start:t.end]) for t in clauses):
+        attacks = sig.patterns(("injection", "injection_variants"))
+        if not any(any(sig.hit(p, unit[t.start:t.end]) for p in attacks) or sig.exfil_findings(unit[t.start:t.end])
+                   for t in clauses):
             continue
         if _follows(_frame(unit, clauses), aimed=True) or _follows(nxt, aimed=True):
             out.append(numbers[0])
     return out
 
-
-def _attack(quoted: str) -> bool:
-    lowered = quoted.lower()
-    return (any(sig.triggered(p, lowered) and p.regex.search(quoted)
-                for p in sig.patterns(("injection", "injection_variants")))
-            or bool(sig.exfil_findings(quoted)))

@@ -2,22 +2,18 @@
 
 AGENTS.md and friends go into the system prompt verbatim, so a poisoned file in the workspace can
 steer the agent. ``scan_context_file`` blocks the whole file when it finds an injection (a
-partial clean-up would leave the attacker's remaining text in the prompt). It looks at:
+partial clean-up would leave the attacker's remaining text in the prompt). It reads what the
+model reads (tag characters mapped, invisible characters removed, look-alikes folded:
+``context_text``) and looks at:
 
-- what the model reads rather than what a reviewer sees: Unicode tag characters mapped to ASCII,
-  NFKC, invisible format characters removed, Cyrillic/Greek look-alikes folded
-  (``context_text``), and out-of-place invisible or bidi characters reported as such;
-- the visible text, sentence by sentence: strong injection phrases (also in a few major
-  languages) block on their own unless quoted, negated or described; weak signals (addressing
-  an AI, "run `...`", "every session", "no confirmation needed", "silently" ...) block only
-  when several add up within one paragraph (``context_signals``);
-- hidden channels (comments, link targets and titles, image alt text, front matter, fake
-  ``<system>`` blocks, base64/hex blobs), where the same signals weigh more
-  (``context_channels``);
-- exfiltration: secrets or secret files sent by any network client or one-line script, the
-  environment piped out, credential files read. Routine calls to localhost are exempt;
-- with ``across_files``, the context files loaded together: an order in one file whose command
-  is defined in another (``context_split``).
+- the visible text, sentence by sentence: strong injection phrases block on their own unless
+  quoted, negated or described; weak signals ("run `...`", "every session", "silently" ...)
+  block when several add up within one paragraph (``context_signals``);
+- hidden channels (comments, link targets, alt text, front matter, fake ``<system>`` blocks,
+  base64/hex blobs), where the same signals weigh more (``context_channels``);
+- exfiltration: secrets or secret files sent by any network client or script, the environment
+  piped out (``context_signals``, ``context_reach``); routine calls to localhost are exempt;
+- with ``across_files``, an order in one file whose command another file defines (``context_split``).
 
 Findings name the kind of problem and a line, never the matched text: quoting the attacker's
 words in the BLOCKED notice would put them back into the prompt. Patterns are data
@@ -30,42 +26,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from harness.security import context_channels as ch
+from harness.security import context_reported as rep
 from harness.security import context_signals as sig
-from harness.security.context_channels import (
-    Channel,
-    decode_base64_text,
-    hidden_channels,
-    mask_code_fences,
-)
-from harness.security.context_citing import cited_lines, described_lines
-from harness.security.context_encoded import examples_in_context
-from harness.security.context_metadata import metadata_blocks
 from harness.security.context_reach import reach_findings
-from harness.security.context_reported import endorsed_quotes, reported_lines
 from harness.security.context_sentences import sentences as split_sentences
 from harness.security.context_split import digest, split_issues
-from harness.security.context_text import (
-    FORMAT_CHARS,
-    clean_text,
-    clean_text_all,
-    invisible_issues,
-    invisible_issues_all,
-)
+from harness.security.context_text import FORMAT_CHARS, clean_text, invisible_issues
 from harness.security.patterns import compile_extra
 
-__all__ = ["INVISIBLE", "ScanResult", "decode_base64_text", "find_issues", "normalise", "scan_context_file",
-           "scan_many", "split_findings"]
+__all__ = ["ScanResult", "scan_context_file", "scan_many", "split_findings"]
 
-# Zero-width and bidi controls, invisible operators, BOM and the Unicode "tag" block: what other
-# controls strip from untrusted text (a human reviewer cannot see these characters).
-INVISIBLE = re.compile(
-    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u180e\ufeff\U000e0000-\U000e007f]"
-)
 _MIN_SPOOFED_WORDS = 2
 """Look-alike letters in this many Latin words is spoofing (one can be a typo or a unit)."""
 
@@ -82,30 +57,18 @@ class ScanResult:
     a pattern's id, or a check's id from its ``checks`` section)."""
 
 
-@dataclass(frozen=True)
-class ScanOptions:
-    """The scanner's switches beyond the seed (``ContextScanConfig`` fields of the same names)."""
-
-    unicode_data: bool = False
-    any_front_matter: bool = False
-    exfil_by_capability: bool = False
-    example_context: bool = False
-    across_files: bool = False
-    phrase_variants: bool = False
-
-
 SplitFindings = tuple[tuple[str, str, tuple[str, ...]], ...]
 """``(path, content digest, issues)`` per file that completes an instruction split across files."""
 
 
-def _options(config: object | None) -> ScanOptions:
-    return ScanOptions(**{f: bool(getattr(config, f, False)) for f in ScanOptions.__dataclass_fields__})
+def _options(config: object | None) -> sig.ScanOptions:
+    return sig.ScanOptions(**{f: bool(getattr(config, f, False)) for f in sig.ScanOptions.__dataclass_fields__})
 
 
 def scan_context_file(content: str, path: str, extra_patterns: Sequence[str] = (),
                       config: object | None = None, split: SplitFindings = ()) -> ScanResult:
     """Scan one context file; ``extra_patterns`` are more regexes (case-insensitive) that block;
-    ``config`` (a ``ContextScanConfig``) switches the options of ``ScanOptions`` on; ``split``:
+    ``config`` (a ``ContextScanConfig``) switches the options of ``sig.ScanOptions`` on; ``split``:
     what ``split_findings`` found over the files loaded with this one."""
     found = _findings(content, extra_patterns, _options(config))
     if split:
@@ -132,10 +95,9 @@ def split_findings(files: Sequence[tuple[str, str]], config: object | None = Non
 
 
 @lru_cache(maxsize=64)
-def _split_findings(files: tuple[tuple[str, str], ...], options: ScanOptions) -> SplitFindings:
+def _split_findings(files: tuple[tuple[str, str], ...], options: sig.ScanOptions) -> SplitFindings:
     # Cached by the files' contents: a prompt rebuilt every turn rereads them, but they rarely change.
-    clean = clean_text_all if options.unicode_data else clean_text
-    found = split_issues(files, lambda text: clean(text)[0], options.example_context, options.phrase_variants)
+    found = split_issues(files, options)
     contents = dict(files)
     return tuple((p, digest(contents[p]), tuple(found[p])) for p in sorted(found))
 
@@ -144,91 +106,66 @@ Found = list[tuple[str, str]]
 """``(issue line, rule id)`` per finding."""
 
 
-def find_issues(content: str, extra_patterns: Sequence[str] = (), options: ScanOptions = ScanOptions()) -> list[str]:
-    """Every finding in ``content``, deduplicated, in a stable order."""
-    return [i for i, _ in _findings(content, extra_patterns, options)]
-
-
-def _findings(content: str, extra_patterns: Sequence[str], options: ScanOptions) -> Found:
-    """``find_issues`` with the rule of each finding."""
-    if options.unicode_data:
-        issues: Found = [(i, "invisible-characters") for i in invisible_issues_all(content)]
-        text, spoofed = clean_text_all(content)
-    else:
-        issues = [(i, "invisible-characters") for i in invisible_issues(content)]
-        text, spoofed = clean_text(content)
+def _findings(content: str, extra_patterns: Sequence[str], options: sig.ScanOptions) -> Found:
+    """Every finding in ``content`` with its rule, deduplicated, in a stable order."""
+    issues: Found = [(i, "invisible-characters") for i in invisible_issues(content, options.unicode_data)]
+    text, spoofed = clean_text(content, options.unicode_data)
     if spoofed >= _MIN_SPOOFED_WORDS:
         issues.append((f"Spells {spoofed} Latin words with look-alike letters of another script: homoglyph spoofing",
                        "look-alike-letters"))
     issues += _visible_issues(text, options)
-    channels = hidden_channels(text, options.any_front_matter, options.example_context)
-    if options.any_front_matter:  # metadata of any other format, wherever it sits
-        channels += [Channel("the file metadata", n, body, base) for n, body, base in metadata_blocks(text)]
+    channels = ch.hidden_channels(text, options.any_front_matter, options.example_context)
     shown: set[str] | None = None
     for channel in channels:
         found = _channel_issues(channel, options.phrase_variants)
         if found and options.example_context and channel.kind.endswith("-encoded blob"):
             # An encoded attack shown as data is judged where it stands, like a quoted phrase.
             if shown is None:
-                shown = examples_in_context(text, lambda t: [i for i, _ in _visible_issues(t, options)])
+                shown = ch.examples_in_context(text, lambda t: [i for i, _ in _visible_issues(t, options)])
             if channel.text in shown:
                 continue
         issues += found
-        if options.exfil_by_capability:
-            issues += [(f"Contains potential exfiltration pattern in {channel.kind} ({f.text})", f.kind)
-                       for f in sig.capability_exfil(channel.text) + reach_findings(channel.text)]
+        issues += [(f"Contains potential exfiltration pattern in {channel.kind} ({f.text})", f.kind)
+                   for f in _capability_exfil(channel.text, options)]
     extra = compile_extra(tuple(extra_patterns), "context_scan.extra_patterns")
-    if extra:
-        lowered = normalise(content)
+    if extra:  # also matched NFKC, invisible characters removed, lower case (newlines kept)
+        lowered = FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", content)).lower()
         issues += [(f"Matches configured pattern {rx.pattern!r}", "configured-pattern") for rx in extra
                    if rx.search(lowered) or rx.search(content)]
     return list({i: (i, r) for i, r in reversed(issues)}.values())[::-1]
 
 
-def normalise(text: str) -> str:
-    """NFKC, invisible characters removed, lower case (newlines kept for line-based patterns)."""
-    return FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", text)).lower()
-
-
-def _visible_issues(text: str, options: ScanOptions = ScanOptions()) -> Found:
+def _visible_issues(text: str, options: sig.ScanOptions) -> Found:
     examples = options.example_context
     sentences = split_sentences(text, examples=examples)
     index = sig.TriggerIndex([s.text for s in sentences])
-    variants = options.phrase_variants
-    strong = sig.phrase_findings(sentences, sig.sections("injection", variants), index=index, defines=examples)
-    weak = (sig.phrase_findings(sentences, sig.sections("signals", variants), index=index, defines=examples)
-            + sig.phrase_findings(sentences, "command_signals", True, index=index, defines=examples))
-    capability = options.exfil_by_capability
-    exfil = sig.exfil_findings(text, capability) + (sig.capability_exfil(text) + reach_findings(text) if capability else [])
+    strong, weak = sig.strong_findings(sentences, options, index), sig.weak_findings(sentences, options, index)
+    exfil = sig.exfil_findings(text, options.exfil_by_capability) + _capability_exfil(text, options)
     # A report that quotes the payload (context_reported): judged on the lines where something was found.
     hits = {f.line for f in [*strong, *weak, *exfil]} if examples else set()
-    reported = reported_lines(text, hits) if hits else set()
+    reported = rep.reported_lines(text, hits) if hits else set()
     strong = [f for f in strong if f.line not in reported]
     weak = [f for f in weak if f.line not in reported]
     issues = [(f"Contains injection phrase ({f.text})", f.kind) for f in strong]
     issues += [(f"Quotes an attack and tells the agent to follow it (line {n})", "endorsed-quote")
-               for n in (endorsed_quotes(text) if examples else [])]
-    by_paragraph: dict[int, list[sig.Finding]] = defaultdict(list)
-    for f in weak:
-        by_paragraph[f.paragraph].append(f)
-    blocked = {f.paragraph for f in strong}
-    for paragraph, found in sorted(by_paragraph.items()):
-        if paragraph not in blocked and sig.score(found) >= sig.THRESHOLD:
+               for n in (rep.endorsed_quotes(text) if examples else [])]
+    for paragraph in sorted({f.paragraph for f in weak} - {f.paragraph for f in strong}):
+        found = [f for f in weak if f.paragraph == paragraph]
+        if sig.score(found) >= sig.THRESHOLD:
             line = min(f.line for f in found)
             issues.append((f"Paragraph at line {line} combines signs of an injected instruction ({_listed(found)})",
                            "combined-signals"))
-    listed = (described_lines(sentences) | reported) if examples else set()
+    listed = (rep.described_lines(sentences) | reported) if examples else set()
     if examples:
-        listed |= cited_lines(text, sentences, {f.line for f in exfil} - listed)
+        listed |= rep.cited_lines(text, sentences, {f.line for f in exfil} - listed)
     issues += [(f"Contains potential exfiltration pattern ({f.text}, line {f.line})", f.kind) for f in exfil
                if f.line not in listed]
-    prose = mask_code_fences(text)
-    issues += [(f"Contains injection phrase ({p.text})", p.id) for p in sig.patterns("document")
-               if sig.triggered(p, prose.lower()) and p.regex.search(prose)]
+    prose = ch.mask_code_fences(text)
+    issues += [(f"Contains injection phrase ({p.text})", p.id) for p in sig.patterns("document") if sig.hit(p, prose)]
     return issues
 
 
-def _channel_issues(channel: Channel, variants: bool = False) -> Found:
+def _channel_issues(channel: ch.Channel, variants: bool = False) -> Found:
     where = f" in {channel.kind}"
     sentences = split_sentences(channel.text, channel.line)
     index = sig.TriggerIndex([s.text for s in sentences])
@@ -239,7 +176,7 @@ def _channel_issues(channel: Channel, variants: bool = False) -> Found:
     if issues:
         return issues
     weak = sig.phrase_findings(sentences, sig.sections("hidden_channel", variants), index=index)
-    label = channel.kind.split(" ", 1)[1] if channel.kind.startswith(("a ", "an ", "the ")) else channel.kind
+    label = re.sub(r"^(?:an?|the) ", "", channel.kind)
     label = label[0].upper() + label[1:]
     if channel.base + sig.score(weak) >= sig.THRESHOLD:
         detail = f" ({_listed(weak)})" if weak else ""
@@ -247,6 +184,11 @@ def _channel_issues(channel: Channel, variants: bool = False) -> Found:
     if channel.kind.endswith("-encoded blob") and sig.shell_command(channel.text):
         return [(f"{label} decodes to a shell command", "encoded-command")]
     return []
+
+
+def _capability_exfil(text: str, options: sig.ScanOptions) -> list[sig.Finding]:
+    """With ``exfil_by_capability``: secrets sent by any program, by pattern and by data flow."""
+    return sig.capability_exfil(text) + reach_findings(text) if options.exfil_by_capability else []
 
 
 def _listed(findings: list[sig.Finding]) -> str:

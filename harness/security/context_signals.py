@@ -12,19 +12,17 @@ counted:
   ``api.github.com``), is routine, not exfiltration.
 
 Patterns carry trigger substrings; a regex runs only on the sentences or lines that contain one
-(found with ``str.find``), which keeps a 20 KB file in the low milliseconds.
+(found by substring tests), which keeps a 20 KB file in the low milliseconds.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import accumulate, islice
+from itertools import islice
 
-from harness.security.context_quotes import open_quote
-from harness.security.context_sentences import Sentence
+from harness.security.context_sentences import Sentence, open_quote
 from harness.security.patterns import Pattern, load_patterns
 
 PATTERN_FILE = "context_scan_patterns.yaml"
@@ -35,12 +33,21 @@ _QUOTE_PAIRS = (("\u201c", "\u201d"), ("\u00ab", "\u00bb"), ("\u300c", "\u300d")
 _SINGLE_QUOTED = re.compile(r"(?:^|[\s(:,])'[^']*$")
 _SECRET_VAR = re.compile(r"\$\{?([A-Za-z_]\w*)")
 _SECRET_NAME = re.compile(r"key|secret|token|pass|pwd|cred|auth|session|cookie|private", re.I)
-# Name parts that say nothing about whose credential it is.
-_GENERIC = {"api", "auth", "secret", "token", "access", "private", "my", "app", "dev", "prod", "test",
-            "user", "client", "service", "personal", "session", "bearer", "key", "pass", "password", "local"}
 _LOOPBACK = re.compile(r"^(?:localhost|[\w.-]+\.localhost|127(?:\.\d{1,3}){3}|0\.0\.0\.0|\[?::1\]?)$", re.I)
 _URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://(\[[^\]\s]+\]|[^/\s:'\"?#`)>]+)", re.I)
 _BARE_HOST = re.compile(r"(?<![\w./@-])((?:\d{1,3}(?:\.\d{1,3}){3})|localhost|(?:[a-z0-9-]+\.)+[a-z]{2,})(?=:\d)", re.I)
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """The scanner's switches beyond the seed (``ContextScanConfig`` fields of the same names)."""
+
+    unicode_data: bool = False
+    any_front_matter: bool = False
+    exfil_by_capability: bool = False
+    example_context: bool = False
+    across_files: bool = False
+    phrase_variants: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,8 +74,13 @@ def sections(name: str, variants: bool) -> str | tuple[str, ...]:
 
 
 @cache
+def regex(pid: str, section: str = "vocabulary") -> re.Pattern[str]:
+    """A building block of the pattern file by id: a word list of ``vocabulary``, a cue of ``describing``."""
+    return next(p.regex for p in patterns(section) if p.id == pid)
+
+
 def _cue(pid: str) -> re.Pattern[str]:
-    return next(p.regex for p in patterns("describing") if p.id == pid)
+    return regex(pid, "describing")
 
 
 _MAX_MATCHES = 20
@@ -94,7 +106,7 @@ def _describing(context: str) -> bool:
 
 
 def _quoted(before: str, any_script: bool = False) -> bool:
-    """``any_script`` (with example_context): quotation marks of every script (context_quotes)."""
+    """``any_script`` (with example_context): quotation marks of every script (context_sentences)."""
     if before.count("`") % 2 or _SINGLE_QUOTED.search(before):
         return True
     if any_script:
@@ -120,46 +132,36 @@ def phrase_findings(sentences: list[Sentence], section: str | tuple[str, ...], c
     return out
 
 
+def strong_findings(sentences: list[Sentence], how: ScanOptions, index: TriggerIndex | None = None) -> list[Finding]:
+    """The injection phrases of ``sentences``, read with the scanner's options ``how``."""
+    return phrase_findings(sentences, sections("injection", how.phrase_variants), index=index, defines=how.example_context)
+
+
+def weak_findings(sentences: list[Sentence], how: ScanOptions, index: TriggerIndex | None = None) -> list[Finding]:
+    """The weak signals of ``sentences`` (``signals``, ``command_signals``), read with ``how``."""
+    return (phrase_findings(sentences, sections("signals", how.phrase_variants), index=index, defines=how.example_context)
+            + phrase_findings(sentences, "command_signals", True, index=index, defines=how.example_context))
+
+
 class TriggerIndex:
     """Which pieces (sentences, lines) hold a pattern's trigger substrings: the regex then runs
     on those few short pieces only, instead of over the whole file."""
 
     def __init__(self, pieces: list[str]) -> None:
-        lowered = [p.lower() for p in pieces]
-        self.text = "\n".join(lowered)
-        self.starts = list(accumulate((len(p) + 1 for p in lowered[:-1]), initial=0))
-        self.count = len(pieces)
-        self._hits: dict[str, set[int]] = {}
-        self._present: dict[str, bool] = {}
+        self.pieces = [p.lower() for p in pieces]
+        self.text = "\n".join(self.pieces)
         self._ascii = self.text.isascii()  # most files: skip the other-language triggers at once
+        self._hits: dict[str, set[int]] = {}
 
     def candidates(self, p: Pattern) -> list[int]:
-        if not self.count:
-            return []
         if not p.triggers:
-            return list(range(self.count))
-        present = [t for t in p.triggers if self._has(t)]
-        if not present or self.count == 1:
-            return [0] if present else []
-        found: set[int] = set()
-        for t in present:
-            found |= self._pieces_with(t)
-        return sorted(found)
-
-    def _has(self, trigger: str) -> bool:
-        if (has := self._present.get(trigger)) is None:
-            has = self._present[trigger] = (not self._ascii or trigger.isascii()) and trigger in self.text
-        return has
+            return list(range(len(self.pieces)))
+        return sorted(set().union(*(self._pieces_with(t) for t in p.triggers)))
 
     def _pieces_with(self, trigger: str) -> set[int]:
-        if (hit := self._hits.get(trigger)) is not None:
-            return hit
-        hit, pos = set(), self.text.find(trigger)
-        while pos != -1:
-            i = bisect_right(self.starts, pos) - 1
-            hit.add(i)
-            pos = self.text.find(trigger, self.starts[i + 1]) if i + 1 < self.count else -1
-        self._hits[trigger] = hit
+        if (hit := self._hits.get(trigger)) is None:
+            present = (not self._ascii or trigger.isascii()) and trigger in self.text
+            hit = self._hits[trigger] = {i for i, piece in enumerate(self.pieces) if trigger in piece} if present else set()
         return hit
 
 
@@ -168,12 +170,14 @@ def triggered(p: Pattern, lowered: str) -> bool:
     return not p.triggers or any(t in lowered for t in p.triggers)
 
 
+def hit(p: Pattern, text: str) -> bool:
+    """``p`` matches ``text`` (the trigger test first)."""
+    return triggered(p, text.lower()) and bool(p.regex.search(text))
+
+
 def score(findings: list[Finding]) -> float:
     """The group's weight: each kind counts once, with its heaviest match."""
-    best: dict[str, float] = {}
-    for f in findings:
-        best[f.kind] = max(best.get(f.kind, 0.0), f.weight)
-    return sum(best.values())
+    return sum(max(f.weight for f in findings if f.kind == kind) for kind in dict.fromkeys(f.kind for f in findings))
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
@@ -203,8 +207,8 @@ def exfil_findings(text: str, credential_use: bool = False) -> list[Finding]:
             for i in index.candidates(p):
                 n, line = lines[i]
                 m = p.regex.search(line)
-                if m and credential_use and _CREDENTIAL_USE.search(line):  # look again without them
-                    line = _CREDENTIAL_USE.sub(" ", line)
+                if m and credential_use and regex("credential-use").search(line):  # look again without them
+                    line = regex("credential-use").sub(" ", line)
                     m = p.regex.search(line)
                 if not m or _cue("negation").search(line[: m.start()][-80:]):
                     continue
@@ -218,18 +222,22 @@ def exfil_findings(text: str, credential_use: bool = False) -> list[Finding]:
 def _routine_destination(line: str) -> bool:
     """Every literal destination on the line is this machine (none named counts as local), or
     the service the credential is named after (``$GITHUB_TOKEN`` to ``api.github.com``)."""
+    remote = _remote_hosts(line)
+    return not remote or _owned(remote, [v for v in _SECRET_VAR.findall(line) if _SECRET_NAME.search(v)])
+
+
+def _remote_hosts(line: str) -> list[str]:
     hosts = [h.split("@")[-1].lower() for h in _URL_HOST.findall(line) + _BARE_HOST.findall(line)]
-    remote = [h for h in hosts if not _LOOPBACK.match(h)]
-    if not remote:
-        return True
-    owners = {_owner(v) for v in _SECRET_VAR.findall(line) if _SECRET_NAME.search(v)}
+    return [h for h in hosts if not _LOOPBACK.match(h)]
+
+
+def _owned(remote: list[str], names: list[str]) -> bool:
+    """Every host of ``remote`` is the service one of the secret variables ``names`` is named after."""
+    # A name's first part, unless it says nothing about whose credential it is (API_KEY, MY_TOKEN).
+    owners = {first if len(first := v.lower().split("_")[0]) >= 3 and not regex("generic-name-part").fullmatch(first)
+              else None for v in names}
     return bool(owners) and None not in owners and all(
         len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)
-
-
-def _owner(var: str) -> str | None:
-    first = var.lower().split("_")[0]
-    return first if len(first) >= 3 and first not in _GENERIC else None
 
 
 def shell_command(text: str) -> bool:
@@ -238,21 +246,6 @@ def shell_command(text: str) -> bool:
 
 
 _QUOTED_IP = re.compile(r"""['"](\d{1,3}(?:\.\d{1,3}){3})['"]""")
-# A host name passed as a string ('mx.drop.example.org' to smtplib): a dotted name whose last
-# label is not a file extension (so 'config.json' or '.env.local' is not taken for a host).
-_QUOTED_HOST = re.compile(
-    r"""['"]((?:[a-z0-9-]+\.)+(?!(?:json|ya?ml|txt|md|py|js|ts|csv|log|env|toml|cfg|ini|sh|html|xml|lock|pem|key|gz|tar|zip|local|example|sample|template)['"])[a-z]{2,})['"]""",
-    re.I)
-# Options that name a credential the program authenticates WITH (``ssh -i key``, ``openssl
-# s_client -cert c.pem -key c.key``, ``curl --cacert``), public keys and files left out
-# (``rsync --exclude .env``): using a key to connect is not sending it, so these are masked
-# before the secret sources are looked for.
-_CREDENTIAL_USE = re.compile(
-    r"(?<!\S)-i\s*(?=\S*(?:key|id_|\.pem|\.ssh))\S+|(?<!\S)-o\s*IdentityFile=\S+"
-    r"|(?<!\S)--?(?:key|cert|cacert|capath|cafile|pass|identity(?:-file)?|key-?file|private-key|cert-?file|(?-i:E))(?:=|\s+)\S+"
-    r"|(?<!\S)\S*?\.pub\b|(?<!\S)--(?:exclude(?:-from)?|ignore)(?:=|\s+)\S+", re.I)
-# Secret variables of other languages, for the same-service exemption of capability_exfil.
-_CODE_SECRET_VAR = re.compile(r"""(?:environ\s*\[\s*|getenv\s*\(\s*|ENV\s*\[\s*)['"](\w+)|process\.env\.(\w+)|\$env:(\w+)""")
 
 
 def capability_exfil(text: str) -> list[Finding]:
@@ -264,26 +257,17 @@ def capability_exfil(text: str) -> list[Finding]:
     for n, raw in logical_lines(text):
         lowered = raw.lower()
         m = next((m for p in net if triggered(p, lowered) and (m := p.regex.search(raw))), None)
-        line = _CREDENTIAL_USE.sub(" ", raw) if m else raw
-        if m is None or not any(p.regex.search(line) for p in src):
-            continue
-        if _cue("negation").search(line[: m.start()][-80:]):
+        line = regex("credential-use").sub(" ", raw) if m else raw
+        if m is None or not any(p.regex.search(line) for p in src) or _cue("negation").search(line[: m.start()][-80:]):
             continue
         if not any(p.regex.search(line) for p in files):  # a secrets file goes out to any listener
-            if _same_service(line):
+            remote = _remote_hosts(line)
+            # ``os.environ['GITHUB_TOKEN']`` sent to ``api.github.com``: the service the secret is for.
+            if remote and _owned(remote, [g for m in regex("code-secret-var").finditer(line) for g in m.groups() if g]):
                 continue
-            quoted = [h for h in _QUOTED_IP.findall(line) + _QUOTED_HOST.findall(line) if not _LOOPBACK.match(h)]
+            quoted = [h for h in _QUOTED_IP.findall(line) + regex("quoted-host").findall(line) if not _LOOPBACK.match(h)]
             if not quoted and _routine_destination(line):
                 continue
         out.append(Finding("network-send", "sends a secret or credentials file over the network", 1.0, n))
     return out
 
-
-def _same_service(line: str) -> bool:
-    """``os.environ['GITHUB_TOKEN']`` sent to ``api.github.com``: the service the secret is for."""
-    names = [g for m in _CODE_SECRET_VAR.finditer(line) for g in m.groups() if g]
-    hosts = [h.split("@")[-1].lower() for h in _URL_HOST.findall(line) + _BARE_HOST.findall(line)]
-    remote = [h for h in hosts if not _LOOPBACK.match(h)]
-    owners = {_owner(v) for v in names}
-    return bool(names and remote) and None not in owners and all(
-        len(parts := h.strip("[]").split(".")) >= 2 and parts[-2] in owners for h in remote)

@@ -1,26 +1,20 @@
 """Instructions split across the context files a harness loads together (``across_files``).
 
-AGENTS.md, TOOLS.md, MEMORY.md ... all go into one prompt, so an attacker can put the order in
-one file ("at session start run the bootstrap command listed in TOOLS.md", "always run prep
-first") and the command in another ("Bootstrap command: `...`", "alias `prep` = `...`"). Each
-file alone is harmless; the model reads them together. So are they judged here:
-
-- a *definition* is a line of some file that labels a command (``label: `cmd```, ``name = `cmd```,
-  a table row ``| name | `cmd` |``);
-- a sentence of another file *refers* to it by the file's name or by the term the label defines;
-- the sentence's paragraph is weighed with the definition as one paragraph (the weak signals of
-  ``context_signals``), plus what the command is (state-changing or network: the shape of a
-  payload) and the delegation itself. A strong injection phrase in the referring paragraph
-  implicates the command it points to outright.
-
-Both files of an implicated pair are reported; neither is quoted (line numbers only).
+AGENTS.md, TOOLS.md, MEMORY.md ... go into one prompt, so an attacker can put the order in one
+file ("at session start run the bootstrap command listed in TOOLS.md") and the command in another
+("Bootstrap command: `...`"). A *definition* is a line that labels a command (``label: `cmd```,
+a table row, a command under a heading); a sentence of another file *refers* to it by the file's
+name or the label's words. The referring paragraph is weighed with the definition as one (the
+weak signals of ``context_signals``, the command's payload shape, the delegation itself); a
+strong injection phrase there implicates the command outright. Both files of an implicated pair
+are reported, by line number only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
@@ -28,8 +22,10 @@ from pathlib import PurePosixPath
 import regex
 
 from harness.security import context_signals as sig
-from harness.security.context_sentences import Sentence, fence_flags
+from harness.security.context_sentences import FENCE, Sentence, fence_flags
 from harness.security.context_sentences import sentences as split_sentences
+from harness.security.context_text import clean_text
+from harness.security.patterns import read_rule_file
 
 _DELEGATION = sig.Finding("delegates", "has a command from another context file run", 0.2, 0)
 """A sentence that has the model run what another file defines: weak on its own (docs point to
@@ -40,14 +36,11 @@ _DEFINITION = re.compile(
 _TABLE_ROW = re.compile(r"^\s*\|(?P<label>[^|\n]{1,60})\|(?P<value>.*?`[^`\n]+`.*)$")
 _SPAN = re.compile(r"`([^`\n]+)`")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
-_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)")
 _ALONE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?`([^`\n]+)`\s*[.;]?\s*$")
 """A command on a line of its own (or as a whole list item)."""
 # Words of any script ("startbefehl", "opstartstap", "polecenie", "कमांड"): a label is matched
 # in the language it is written in. The `regex` module knows letters and marks of every script.
 _WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{2,}")
-_STOP = frozenset("the and for with from this that your you are was were its all any each every run use "
-                  "file files see also here there then when what which".split())
 
 
 @dataclass(frozen=True)
@@ -86,7 +79,7 @@ def definitions(text: str, shared: set[str]) -> list[Definition]:
         if line.strip() in shared or not line.strip():
             continue
         if code:
-            if not _FENCE_LINE.match(line):
+            if not FENCE.match(line):
                 out.append(Definition(n, heading, frozenset(), line.strip(), True))
             continue
         m = _TABLE_ROW.match(line) or _DEFINITION.match(line)
@@ -128,25 +121,28 @@ def _mark(line: str) -> str:
 
 
 def _words(label: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label.lower())) if w not in _STOP)
+    return frozenset(w for w in _WORD.findall(_SPAN.sub(" ", label.lower())) if w not in _stop_words())
 
 
-def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
-                 examples: bool = False, variants: bool = False) -> dict[str, list[str]]:
+@cache
+def _stop_words() -> frozenset[str]:
+    """Words that say nothing about which command a label names (the ``label_stop_words`` table)."""
+    return frozenset(read_rule_file(sig.PATTERN_FILE)[1]["tables"]["label_stop_words"])
+
+
+def split_issues(files: Sequence[tuple[str, str]], how: sig.ScanOptions) -> dict[str, list[str]]:
     """``(name, content)`` of the files loaded together -> for each implicated file, what it
-    completes. ``clean``: the scanner's text cleaning (look-alikes folded, invisibles removed);
-    ``examples``, ``variants``: the scanner's ``example_context`` and ``phrase_variants``."""
-    texts = [(name, clean(content)) for name, content in files]
+    completes, read with the scanner's options ``how`` (its text cleaning included)."""
+    texts = [(name, clean_text(content, how.unicode_data)[0]) for name, content in files]
     lines = {name: {line.strip() for line in text.split("\n") if line.strip()} for name, text in texts}
     out: dict[str, list[str]] = {}
-    how = _Reading(examples, variants)
     handed = {a: _handed_to(a, texts, how) for a, _ in texts}
     for b, b_text in texts:
         others = set().union(*(lines[n] for n, _ in texts if n != b))
         defs = definitions(b_text, others)
         if not defs:
             continue
-        b_sentences = split_sentences(b_text, examples=examples)
+        b_sentences = split_sentences(b_text, examples=how.example_context)
         for a, a_text in texts:
             if a == b:
                 continue
@@ -160,13 +156,7 @@ def split_issues(files: Sequence[tuple[str, str]], clean: Callable[[str], str],
     return {name: list(dict.fromkeys(issues)) for name, issues in out.items()}
 
 
-@dataclass(frozen=True)
-class _Reading:
-    examples: bool
-    variants: bool
-
-
-def _handed_to(a: str, texts: list[tuple[str, str]], how: _Reading) -> list[sig.Finding]:
+def _handed_to(a: str, texts: list[tuple[str, str]], how: sig.ScanOptions) -> list[sig.Finding]:
     """The weak signals of sentences in other files that name ``a``: a chain hands its waiver or
     its timing on ("no confirmation for the steps kept in MEMORY.md"; MEMORY.md: "run first what
     BOOTSTRAP.md says"), so ``a``'s orders are weighed with them."""
@@ -174,16 +164,16 @@ def _handed_to(a: str, texts: list[tuple[str, str]], how: _Reading) -> list[sig.
     out: list[sig.Finding] = []
     for c, c_text in texts:
         if c != a and named.search(c_text):
-            naming = [s for s in split_sentences(c_text, examples=how.examples) if named.search(s.text)
+            naming = [s for s in split_sentences(c_text, examples=how.example_context) if named.search(s.text)
                       and not s.text.lstrip().startswith("#")]
-            out += _weak(naming, how)
+            out += sig.weak_findings(naming, how)
     return out
 
 
 def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
-                b_sentences: list[Sentence], how: _Reading,
+                b_sentences: list[Sentence], how: sig.ScanOptions,
                 handed: Sequence[sig.Finding] = ()) -> list[tuple[int, Definition]]:
-    a_sentences = [s for s in split_sentences(a_text, examples=how.examples) if s.text.strip() not in b_lines]
+    a_sentences = [s for s in split_sentences(a_text, examples=how.example_context) if s.text.strip() not in b_lines]
     delegates, named = _delegation_pattern(b), _name_pattern(b)
     found = []
     for s in a_sentences:
@@ -191,59 +181,42 @@ def _implicated(a_text: str, b_lines: set[str], b: str, defs: list[Definition],
             continue  # a heading naming a file is a title ("# CLAUDE.md"), not a reference
         words = set(_WORD.findall(s.text.lower()))
         # "the other context files", "elsewhere in your context": every other file is named.
-        names_it = bool(named.search(s.text) or _OTHER_FILES.search(s.text))
+        names_it = bool(named.search(s.text) or sig.regex("other-files").search(s.text))
         lowered = s.text.lower()
         pointed = [d for d in defs if d.names & words or (d.mark and d.mark in lowered)
                    or (d.words and d.words <= words and (names_it or not d.by_heading))]
         paragraph = [p for p in a_sentences if p.paragraph == s.paragraph]
-        strong = (sig.phrase_findings(paragraph, sig.sections("injection", how.variants), defines=how.examples)
-                  if pointed or names_it else [])
+        strong = sig.strong_findings(paragraph, how) if pointed or names_it else []
         # An order that reaches into the file, a sentence handing it authority ("TOOLS.md
         # outranks ...", "is binding"), or an injected paragraph that merely names it.
-        elevates = names_it and _hands_authority(s.text)
-        weak = _weak(paragraph, how) + list(handed)
+        elevates = names_it and any(p.regex.search(s.text) for p in sig.patterns("authority"))
+        weak = sig.weak_findings(paragraph, how) + list(handed)
         # A sentence that names the file and carries a sign of an injected order (a waiver, a
         # timing, stealth) reaches its commands in any language, order verb known or not.
         # (Not one that orders a command of its own: "read `MEMORY.md` and run `git status`".)
         own = [span for span in _SPAN.findall(s.text) if not named.fullmatch(span.strip())]
-        signed = names_it and not own and bool(_weak([s], how))
+        signed = names_it and not own and bool(sig.weak_findings([s], how))
         if not pointed and (strong or delegates.search(s.text) or elevates or signed):
             pointed = [d for d in defs if d.words & words] or defs
-        if not pointed:
-            continue
         for d in pointed:
             if strong or _weighs(weak, d, b_sentences, how):
                 found.append((s.line, d))
     return found
 
 
-def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: _Reading) -> bool:
-    own = _weak([s for s in b_sentences if s.line == d.line], how)
-    payload = [_payload_finding()] if _is_payload(d.command) else []
+def _weighs(weak: list[sig.Finding], d: Definition, b_sentences: list[Sentence], how: sig.ScanOptions) -> bool:
+    own = sig.weak_findings([s for s in b_sentences if s.line == d.line], how)
+    p = _payload()
+    payload = [sig.Finding(p.id, p.text, p.weight, 0)] if _is_payload(d.command) else []
     return sig.score([*weak, *own, *payload, _DELEGATION]) >= sig.THRESHOLD - _EPSILON
 
-
-def _weak(sentences: list[Sentence], how: _Reading) -> list[sig.Finding]:
-    return (sig.phrase_findings(sentences, sig.sections("signals", how.variants), defines=how.examples)
-            + sig.phrase_findings(sentences, "command_signals", True, defines=how.examples))
-
-
-# A pointer to the other context files by what they are, not by a name: "any of the other context
-# files", "the other file", "the remaining files", "elsewhere in your context".
-_OTHER_FILES = re.compile(
-    r"\b(?:other|remaining)\s+(?:context\s+|instruction\s+|rules?\s+|project\s+)?files?\b"
-    r"|\b(?:every|each|all|any)\s+(?:of\s+(?:the|your)\s+)?context\s+files?\b"
-    r"|\belsewhere\s+in\s+(?:your|the|this)\s+(?:context|instructions|prompt|files)\b", re.I)
-
-# ASCII bounds: in "TOOLS.md의" or "在USER.md中" the name touches letters of another script.
-_NAME_BOUNDS = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
 
 
 @cache
 def _name_pattern(name: str) -> re.Pattern[str]:
-    """The file's name as a word, case-insensitive (``TOOLS.md``, ``tools.md``, ``.cursorrules``)."""
-    base = re.escape(PurePosixPath(name).name.lstrip("."))
-    return re.compile(rf"{_NAME_BOUNDS[0]}\.?{base}{_NAME_BOUNDS[1]}", re.I)
+    """The file's name as a word, case-insensitive (``TOOLS.md``, ``tools.md``, ``.cursorrules``).
+    ASCII bounds: in "TOOLS.md의" or "在USER.md中" the name touches letters of another script."""
+    return re.compile(rf"(?<![A-Za-z0-9_])\.?{re.escape(PurePosixPath(name).name.lstrip('.'))}(?![A-Za-z0-9_])", re.I)
 
 
 @cache
@@ -252,33 +225,20 @@ def _delegation_pattern(name: str) -> re.Pattern[str]:
     "follow the hook in .cursorrules" (not "read `MEMORY.md` and run `git status`": a code span
     of the sentence's own is its own command). In other languages the verb may also follow the
     name ("den Startbefehl aus AGENTS.md ausführen", "TOOLS.md のコマンドを実行")."""
-    file = rf"{_NAME_BOUNDS[0]}\.?{re.escape(PurePosixPath(name).name.lstrip('.'))}{_NAME_BOUNDS[1]}"
+    file = _name_pattern(name).pattern
     other = "|".join(p.regex.pattern for p in sig.patterns("orders"))
     gap = r"[^`.;!?\u3002]{0,60}?"
-    after = rf"(?:{other}|\b(?:{_ORDER_AFTER})\b)"
-    return re.compile(rf"\b(?:{_ORDER_VERBS})\b{gap}{file}|(?:{other}){gap}{file}|{file}{gap}{after}", re.I)
-
-
-def _hands_authority(text: str) -> bool:
-    return any(p.regex.search(text) for p in sig.patterns("authority"))
-
-
-_ORDER_VERBS = r"run|execute|exec|perform|follow|apply|do|invoke|carry\s+out|complete|start\s+with|begin\s+with"
-_ORDER_AFTER = r"run|execute|executed|invoke|invoked"
-"""English verbs that order the file's command from after its name ("the line in TOOLS.md gets run")."""
+    before, after = sig.regex("delegation-verbs").pattern, sig.regex("delegation-verbs-after").pattern
+    return re.compile(rf"\b(?:{before})\b{gap}{file}|(?:{other}){gap}{file}|{file}{gap}(?:{other}|\b(?:{after})\b)",
+                      re.I)
 
 
 @cache
-def _payload_pattern() -> sig.Pattern:
+def _payload() -> sig.Pattern:
     # The heavier runs-command signal: what it finds in a code span after "run" (redirects into
     # files, deletes, pushes, downloads, inline scripts) is the shape of a payload.
     return max((p for p in sig.patterns("signals") if p.id == "runs-command"), key=lambda p: p.weight)
 
 
-def _payload_finding() -> sig.Finding:
-    p = _payload_pattern()
-    return sig.Finding(p.id, p.text, p.weight, 0)
-
-
 def _is_payload(command: str) -> bool:
-    return bool(_payload_pattern().regex.search(f"run `{command}`")) or bool(sig.exfil_findings(command))
+    return bool(_payload().regex.search(f"run `{command}`")) or bool(sig.exfil_findings(command))

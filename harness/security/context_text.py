@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Callable
 from functools import cache
 
 import regex
+
+from harness.security.patterns import read_rule_file
 
 # Invisible format characters (Unicode category Cf, minus the visible Arabic/Syriac number
 # signs): soft hyphen, zero-width and bidi controls, invisible operators, BOM, tag characters.
@@ -29,19 +33,8 @@ _EMOJI_TAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U0
 # Characters that are legitimate inside words of scripts that need them (never in Latin text).
 _JOINERS = {"\u200b", "\u200c", "\u200d", "\u200e", "\u200f"}
 
-# Cyrillic and Greek letters that render like Latin ones (Unicode TR39 confusables, the subset
-# that matters for English words). Only words that also contain ASCII letters are folded, so
-# Russian or Greek prose stays as it is.
-_CONFUSABLE_PAIRS = (
-    "аa еe оo рp сc уy хx іi јj ѕs ԁd һh ԛq ԝw ӏl үy"
-    " АA ВB СC ЕE НH ІI ЈJ КK МM ОO РP ЅS ТT ХX ҮY ԜW ԚQ"
-    " αa οo ρp ιi νv κk υu χx ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX ıi"
-)
-_CONFUSABLES = {pair[0]: pair[1] for pair in _CONFUSABLE_PAIRS.split()}
-_FOLD = str.maketrans(_CONFUSABLES)
-_ANY_CONFUSABLE = re.compile(f"[{''.join(_CONFUSABLES)}]")
-# Anchored at a word start so each word is scanned once (linear time on any input).
-_MIXED_WORD = re.compile(f"(?<![^\\W\\d_])[^\\W\\d_]*?[{''.join(_CONFUSABLES)}][^\\W\\d_]*")
+# Cyrillic and Greek letters that render like Latin ones (the ``confusables`` table).
+_CONFUSABLES = {pair[0]: pair[1] for pair in read_rule_file("context_scan_patterns.yaml")[1]["tables"]["confusables"].split()}
 
 
 def map_tag_characters(text: str) -> str:
@@ -52,64 +45,93 @@ def map_tag_characters(text: str) -> str:
     return _TAG_ASCII.sub(lambda m: chr(ord(m.group()) - 0xE0000), text)
 
 
-def fold_confusables(text: str) -> tuple[str, int]:
-    """Latin words spelled with look-alike Cyrillic/Greek letters, folded; and how many there were."""
-    if not _ANY_CONFUSABLE.search(text):
+def fold_confusables(text: str, table: dict[str, str] = _CONFUSABLES) -> tuple[str, int]:
+    """Latin words spelled with look-alike letters (of ``table``: Cyrillic/Greek by default)
+    folded to ASCII; and how many there were. Words with no ASCII letter (Russian or Greek prose)
+    and words with a real accented or foreign letter stay as they are."""
+    if text.isascii():
         return text, 0
     count = 0
 
     def fold(m: re.Match[str]) -> str:
         nonlocal count
         word = m.group()
-        if not re.search("[A-Za-z]", word) or any(ord(c) > 0x7F and c not in _CONFUSABLES for c in word):
+        if word.isascii() or not re.search("[A-Za-z]", word) or any(not c.isascii() and c not in table for c in word):
             return word
         count += 1
-        return word.translate(_FOLD)
+        return "".join(table.get(c, c) for c in word)
 
-    return _MIXED_WORD.sub(fold, text), count
-
-
-def clean_text(content: str) -> tuple[str, int]:
-    """Tag characters mapped, NFKC, format characters removed, look-alikes folded (case kept).
-
-    Also returns how many words mixed look-alike letters into Latin ones."""
-    text = unicodedata.normalize("NFKC", map_tag_characters(content))
-    return fold_confusables(FORMAT_CHARS.sub("", text))
+    return _WORD.sub(fold, text), count
 
 
-def invisible_issues(content: str) -> list[str]:
-    """One finding listing the suspicious format characters (code point and count), if any."""
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def clean_text(content: str, unicode_data: bool = False) -> tuple[str, int]:
+    """Tag characters mapped, NFKC, format characters removed, look-alikes folded (case kept);
+    and how many words mixed look-alike letters into Latin ones. ``unicode_data`` (the scan
+    option): Unicode's data instead of the lists above, every default-ignorable code point
+    removed and confusables of every script folded; the count then also takes Latin words
+    spelled in compatibility letters that NFKC turns into plain ASCII (mathematical bold or
+    fraktur, and fullwidth outside CJK text, where fullwidth Latin is ordinary typography)."""
+    tagged = map_tag_characters(content)
+    if not unicode_data:
+        return fold_confusables(FORMAT_CHARS.sub("", unicodedata.normalize("NFKC", tagged)))
+    tagged = DEFAULT_IGNORABLE.sub("", tagged)
+    folded, count = fold_confusables(unicodedata.normalize("NFKC", tagged), confusable_map())
+    return folded, count + _compatibility_words(tagged)
+
+
+def invisible_issues(content: str, unicode_data: bool = False) -> list[str]:
+    """A finding listing the suspicious format characters (code point and count), if any;
+    ``unicode_data``: another over every other default-ignorable code point. Legitimate uses
+    are left alone (``_legitimate``)."""
     allowed = {m.start() + i for m in _EMOJI_TAG_SEQUENCE.finditer(content) for i in range(len(m.group()))}
-    found: dict[str, int] = {}
-    for m in FORMAT_CHARS.finditer(content):
-        ch, i = m.group(), m.start()
-        if i in allowed or _legitimate(content, i, ch):
-            continue
-        # Tag characters come by the dozen (one per hidden letter): count them as one kind.
-        code = "Unicode tag characters" if _TAG_BLOCK.match(ch) else f"U+{ord(ch):04X}"
-        found[code] = found.get(code, 0) + 1
-    if not found:
-        return []
-    listed = ", ".join(f"{c} x{n}" for c, n in sorted(found.items()))
-    return [f"Contains invisible or bidi-control Unicode characters ({listed}): potential injection vector"]
+    issues = []
+    if listed := _listed(content, FORMAT_CHARS, lambda i, ch: i in allowed or _legitimate(content, i, ch)):
+        issues.append(f"Contains invisible or bidi-control Unicode characters ({listed}): potential injection vector")
+    if unicode_data and (listed := _listed(content, DEFAULT_IGNORABLE,
+                                           lambda i, ch: bool(FORMAT_CHARS.match(ch)) or _legitimate(content, i, ch))):
+        issues.append(f"Contains default-ignorable (invisible) Unicode characters ({listed}): potential injection vector")
+    return issues
+
+
+def _listed(content: str, chars: re.Pattern[str] | regex.Pattern[str], skip: Callable[[int, str], bool]) -> str:
+    # Tag characters come by the dozen (one per hidden letter): they count as one kind.
+    found = Counter("Unicode tag characters" if _TAG_BLOCK.match(m.group()) else f"U+{ord(m.group()):04X}"
+                    for m in chars.finditer(content) if not skip(m.start(), m.group()))
+    return ", ".join(f"{c} x{n}" for c, n in sorted(found.items()))
 
 
 def _legitimate(text: str, i: int, ch: str) -> bool:
+    """A format character in a use of its own: a leading BOM, a soft hyphen, ZWJ in emoji
+    sequences, ZWNJ/ZWJ inside words of scripts that need them, LRM/RLM beside right-to-left
+    letters; and (``unicode_data``) a variation selector after a symbol or ideograph, a
+    combining grapheme joiner beside combining marks, Hangul fillers in Hangul text, Mongolian
+    variation selectors after Mongolian letters."""
     if ch == "\ufeff":
         return i == 0  # a byte-order mark at the start of a file is normal
     if ch == "\u00ad":
         return True  # a soft hyphen is a hyphenation hint; it is stripped before matching anyway
-    if ch not in _JOINERS:
-        return False
     before = text[i - 1] if i > 0 else ""
-    after = text[i + 1] if i + 1 < len(text) else ""
-    if FORMAT_CHARS.match(before) or FORMAT_CHARS.match(after):
-        return False  # runs of invisible characters are never typography
-    if ch == "\u200d" and _pictograph(before) and _pictograph(after):
-        return True  # emoji sequences (family, flags) join pictographs with ZWJ
-    if ch in "\u200e\u200f":
-        return _right_to_left(before) or _right_to_left(after)
-    return _non_latin_letter(before) and (after == "" or not _latin_letter(after))
+    after = text[i + 1:i + 2]
+    if ch in _JOINERS:
+        if FORMAT_CHARS.match(before) or FORMAT_CHARS.match(after):
+            return False  # runs of invisible characters are never typography
+        if ch == "\u200d" and _pictograph(before) and _pictograph(after):
+            return True  # emoji sequences (family, flags) join pictographs with ZWJ
+        if ch in "\u200e\u200f":
+            return _right_to_left(before) or _right_to_left(after)
+        return _non_latin_letter(before) and (after == "" or not _latin_letter(after))
+    if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
+        return bool(before) and not before.isascii() and not _latin_letter(before)
+    if ch == "\u034f":
+        return unicodedata.category(after or " ")[0] == "M" or unicodedata.category(before or " ")[0] == "M"
+    if ch in "\u115f\u1160\u3164\uffa0":
+        return "HANGUL" in unicodedata.name(before, "") or "HANGUL" in unicodedata.name(after, "")
+    if "\u180b" <= ch <= "\u180f" and ch != "\u180e":  # U+180E is a format character, never legitimate
+        return "MONGOLIAN" in unicodedata.name(before, "")
+    return False
 
 
 def _pictograph(ch: str) -> bool:
@@ -144,49 +166,9 @@ def confusable_map() -> dict[str, str]:
     # Loaded on first use: the confusables table is large and only looplab's scan option reads it.
     from confusable_homoglyphs.confusables import confusables_data
 
-    out: dict[str, str] = {}
-    for ch, entries in confusables_data.items():
-        if len(ch) != 1 or ch.isascii():
-            continue
-        for e in entries:
-            glyph = e.get("c", "")
-            if len(glyph) == 1 and glyph.isascii() and glyph.isalpha():
-                out[ch] = glyph
-                break
-    return out
-
-
-def fold_confusables_all(text: str) -> tuple[str, int]:
-    """Words that mix ASCII letters with look-alikes of any script, folded to ASCII; and how many
-    there were. Words with no ASCII letter (Armenian, Russian or Greek prose) stay as they are."""
-    table = confusable_map()
-    count = 0
-
-    def fold(m: re.Match[str]) -> str:
-        nonlocal count
-        word = m.group()
-        if word.isascii() or not re.search("[A-Za-z]", word):
-            return word
-        if any(not c.isascii() and c not in table for c in word):
-            return word  # a real accented or foreign letter: not a spoof
-        count += 1
-        return "".join(table.get(c, c) for c in word)
-
-    return _WORD.sub(fold, text), count
-
-
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def clean_text_all(content: str) -> tuple[str, int]:
-    """``clean_text`` with Unicode's data: every default-ignorable code point removed and
-    confusables of every script folded. The count also takes Latin words spelled in
-    compatibility letters that NFKC turns into plain ASCII (mathematical bold or fraktur, and
-    fullwidth outside CJK text, where fullwidth Latin is ordinary typography)."""
-    tagged = DEFAULT_IGNORABLE.sub("", map_tag_characters(content))
-    disguised = _compatibility_words(tagged)
-    folded, count = fold_confusables_all(unicodedata.normalize("NFKC", tagged))
-    return folded, count + disguised
+    glyphs = {ch: next((g for e in entries if len(g := e.get("c", "")) == 1 and g.isascii() and g.isalpha()), "")
+              for ch, entries in confusables_data.items() if len(ch) == 1 and not ch.isascii()}
+    return {ch: glyph for ch, glyph in glyphs.items() if glyph}
 
 
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
@@ -196,45 +178,6 @@ def _compatibility_words(text: str) -> int:
     if text.isascii():
         return 0
     cjk = bool(_CJK.search(text))
-    count = 0
-    for m in _WORD.finditer(text):
-        word = m.group()
-        if word.isascii() or len(word) < 2:
-            continue
-        plain = unicodedata.normalize("NFKC", word)
-        fullwidth = any("\uff21" <= c <= "\uff5a" for c in word)
-        if plain != word and plain.isascii() and plain.isalpha() and not (fullwidth and cjk):
-            count += 1
-    return count
-
-
-def invisible_issues_all(content: str) -> list[str]:
-    """``invisible_issues`` over every default-ignorable code point, legitimate uses excepted
-    (those of ``invisible_issues``, a variation selector after a symbol or ideograph, a
-    combining grapheme joiner beside combining marks, Hangul fillers in Hangul text)."""
-    issues = invisible_issues(content)
-    found: dict[str, int] = {}
-    for m in DEFAULT_IGNORABLE.finditer(content):
-        ch, i = m.group(), m.start()
-        if FORMAT_CHARS.match(ch) or _legitimate_di(content, i, ch):
-            continue
-        code = f"U+{ord(ch):04X}"
-        found[code] = found.get(code, 0) + 1
-    if found:
-        listed = ", ".join(f"{c} x{n}" for c, n in sorted(found.items()))
-        issues.append(f"Contains default-ignorable (invisible) Unicode characters ({listed}): potential injection vector")
-    return issues
-
-
-def _legitimate_di(text: str, i: int, ch: str) -> bool:
-    before = text[i - 1] if i > 0 else ""
-    after = text[i + 1] if i + 1 < len(text) else ""
-    if "\ufe00" <= ch <= "\ufe0f" or "\U000e0100" <= ch <= "\U000e01ef":
-        return bool(before) and not before.isascii() and not _latin_letter(before)
-    if ch == "\u034f":
-        return unicodedata.category(after or " ")[0] == "M" or unicodedata.category(before or " ")[0] == "M"
-    if ch in "\u115f\u1160\u3164\uffa0":
-        return "HANGUL" in unicodedata.name(before, "") or "HANGUL" in unicodedata.name(after, "")
-    if "\u180b" <= ch <= "\u180f":
-        return "MONGOLIAN" in unicodedata.name(before, "")
-    return False
+    words = [(w, unicodedata.normalize("NFKC", w)) for w in _WORD.findall(text) if not w.isascii() and len(w) >= 2]
+    return sum(1 for w, plain in words if plain != w and plain.isascii() and plain.isalpha()
+               and not (cjk and any("\uff21" <= c <= "\uff5a" for c in w)))

@@ -20,10 +20,14 @@ from harness.controls.base import Control
 from harness.messages import ToolCall
 from harness.prompts import load_prompt
 from harness.security.config import UntrustedOutputConfig
-from harness.security.context_scan import INVISIBLE
 from harness.state import RunState
 from harness.tools.base import ToolOutcome
 
+# Zero-width and bidi controls, invisible operators, BOM and the Unicode "tag" block (a human
+# reviewer cannot see these characters).
+INVISIBLE = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u180e\ufeff\U000e0000-\U000e007f]"
+)
 _MARKER = re.compile(r"\[\s*(BEGIN|END)\s+EXTERNAL\s+CONTENT\b[^\]\n]*\]", re.IGNORECASE)
 _SOURCE_ARGS = ("url", "uri", "path", "file", "query", "command")
 

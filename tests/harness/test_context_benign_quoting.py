@@ -10,9 +10,9 @@ import pytest
 from case_params import scan_as_looplab
 
 from harness import get_preset
-from harness.security.context_quotes import mask_code_spans, open_quote, quote_spans
 from harness.security.context_reported import report_words, reported_lines
 from harness.security.context_scan import scan_context_file
+from harness.security.context_sentences import mask_code_spans, open_quote, quote_spans
 
 _GUIDE = """# Project guide
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.security.context_scan import decode_base64_text, scan_context_file
+from harness.security.context_channels import decode_base64_text
+from harness.security.context_scan import scan_context_file
 from harness.security.patterns import PatternFileError
 
 FILES = Path(__file__).parent / "context_files"

@@ -12,7 +12,7 @@ import pytest
 from harness import LocalWorkspace, get_preset
 from harness.config import HarnessConfig
 from harness.prompt_builder import build_prompt
-from harness.security.context_header import leading_header, unquoted
+from harness.security.context_metadata import leading_header, unquoted
 from harness.security.context_scan import scan_many, split_findings
 
 FILES = Path(__file__).parent / "context_files"
