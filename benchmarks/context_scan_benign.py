@@ -24,6 +24,9 @@ import sys
 import time
 from pathlib import Path
 
+# this checkout's harness, not the one the environment installed (another worktree's)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from harness import get_preset
 from harness.security.context_scan import scan_context_file, split_findings
 

@@ -19,6 +19,9 @@ import sys
 import time
 from pathlib import Path
 
+# this checkout's harness, not the one the environment installed (another worktree's)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from harness.security.redaction import _redact_uncached as redact
 
 SUFFIXES = (".py", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini")

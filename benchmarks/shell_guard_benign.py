@@ -20,9 +20,13 @@ import ast
 import asyncio
 import re
 import shlex
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+
+# this checkout's harness, not the one the environment installed (another worktree's)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import HarnessConfig, LocalWorkspace, get_preset
 from harness.messages import ToolCall
