@@ -7,8 +7,8 @@ stepped in is read from what it did, never from its words (``intervened``).
 
 from __future__ import annotations
 
-import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from harness.messages import Message, ToolCall
@@ -177,7 +177,8 @@ def _lines(text: str) -> list[str]:
 
 
 def _changed(a: str, b: str) -> int:
-    """Lines that differ between two results (added, removed or replaced)."""
-    before, after = _lines(a), _lines(b)
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    return sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal")
+    """Lines that differ between two results (added, removed or replaced), in any order: a
+    terminal interleaves a command's stdout and stderr as they come (Codex CLI's PTY printed the
+    same two lines of the same script in either order), which no harness did."""
+    before, after = Counter(_lines(a)), Counter(_lines(b))
+    return max(sum((before - after).values()), sum((after - before).values()))

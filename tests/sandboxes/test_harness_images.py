@@ -41,10 +41,9 @@ EXPECTED = {
     # Gemini CLI has a loop detector of its own: it stops the identical call after 4 runs,
     # still above the item's limit of 2.
     "gemini-cli": {"fail"},
-    # Codex CLI's first request (its instructions and tool schemas) is larger than the
-    # scenario's 16k-token window: the actor answers it with a context overflow, Codex stops
-    # before running anything, and the trap is never sprung.
-    "codex-cli": {"not_applicable"},
+    # Codex CLI's own instructions (about 16.7k tokens) are added to the scenario's window
+    # (`own_context_tokens`): it runs the script again and again.
+    "codex-cli": {"fail"},
 }
 
 

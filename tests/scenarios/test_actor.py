@@ -70,6 +70,18 @@ def test_the_same_error_every_time_is_no_intervention_whatever_it_says():
     assert act("repeat_failing_command", params, ActorView(nudged, OURS)) == Read("t.sh")
 
 
+def test_the_same_lines_in_another_order_are_no_intervention():
+    # Codex CLI runs commands in a PTY, which interleaves stdout and stderr as they come: the same
+    # script printed its two lines in either order (a harness that steps in changes the lines).
+    params = {"command": "./t.sh", "inspect_path": "t.sh", "give_up_after": 10}
+    swapped = _history(3, "collecting tests...\nERROR: fixture 'db' not found",
+                       "ERROR: fixture 'db' not found\ncollecting tests...")
+    assert act("repeat_failing_command", params, ActorView(swapped, OURS)) == Run("./t.sh")
+    replaced = _history(3, "collecting tests...\nERROR: fixture 'db' not found",
+                        "collecting tests...\nrefused: not run again")
+    assert act("repeat_failing_command", params, ActorView(replaced, OURS)) == Read("t.sh")
+
+
 def test_step_plan_resumes_from_the_transcript():
     steps = {"steps": [{"write": "a.txt", "content": "1"}, {"write": "b.txt", "content": "2"}]}
     call = ToolCall(id="w1", name="write_file", arguments={"path": "a.txt", "content": "1"})
