@@ -17,13 +17,8 @@ from functools import lru_cache, partial
 from typing import Any
 
 from harness.security.patterns import compile_extra, load_patterns
-from harness.security.redaction_shapes import (
-    PATTERN_FILE,
-    PLACEHOLDER,
-    redact_positions,
-    redact_shapes,
-    run_passes,
-)
+from harness.security.redaction_passes import redact_positions, redact_shapes, run_passes
+from harness.security.redaction_shapes import PATTERN_FILE, PLACEHOLDER
 from harness.security.redaction_structured import redact_structured
 from harness.security.redaction_tables import redact_records, redact_tables
 

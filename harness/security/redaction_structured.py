@@ -26,14 +26,13 @@ import json
 import re
 from collections.abc import Iterator
 
+from harness.security.redaction_passes import SUBS, run_passes
 from harness.security.redaction_shapes import (
     PLACEHOLDER,
     SHAPES,
-    SUBS,
     _identifier,
     hidden,
     literal,
-    run_passes,
     secret_name,
 )
 
