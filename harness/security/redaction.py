@@ -21,6 +21,7 @@ from harness.security.redaction_passes import redact_positions, redact_shapes, r
 from harness.security.redaction_shapes import PATTERN_FILE, PLACEHOLDER
 from harness.security.redaction_structured import redact_structured
 from harness.security.redaction_tables import redact_records, redact_tables
+from harness.security.regex_needles import may_match
 
 
 def redact(text: str, extra_patterns: Sequence[str] = ()) -> str:
@@ -59,9 +60,14 @@ _PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
 def passes(text: str) -> Iterator[tuple[str, str]]:
     """``(rule id, text after it)`` for each rule in the order they apply: the fixed formats of
     ``redaction_patterns.yaml`` one by one, then the checks. The last text is ``redact``'s
-    (without the caller's extra patterns)."""
+    (without the caller's extra patterns). A fixed format whose regex cannot match the text
+    (``regex_needles``) is not scanned for."""
+    lowered = text.lower()
     for p in load_patterns(PATTERN_FILE, "secrets", "replace"):
-        text = p.regex.sub(p.text, text)
+        if may_match(p.regex, text, lowered):
+            changed = p.regex.sub(p.text, text)
+            if changed != text:
+                text, lowered = changed, changed.lower()
         yield p.id, text
     for rule, redact_pass in _PASSES:
         text = redact_pass(text)

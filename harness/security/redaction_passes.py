@@ -30,15 +30,19 @@ from harness.security.redaction_shapes import (
     sub_query,
     trie_pattern,
 )
+from harness.security.regex_needles import may_match
 
 
 def run_passes(section: str, text: str) -> str:
     """The regexes of ``section`` of ``redaction_patterns.yaml`` applied in order, each with the
-    sub its ``sub`` names (``SUBS``), and only to a text that holds one of its ``triggers``."""
-    lowered = text.lower()
+    sub its ``sub`` names (``SUBS``), and only to a text that holds one of its ``triggers`` (as
+    the section found it) and, as it is now, one of the ``needles`` of its regex."""
+    lowered = current = text.lower()
     for p in load_patterns(PATTERN_FILE, section, "sub", 0):
-        if not p.triggers or any(t in lowered for t in p.triggers):
-            text = p.regex.sub(SUBS[p.text], text)
+        if (not p.triggers or any(t in lowered for t in p.triggers)) and may_match(p.regex, text, current):
+            changed = p.regex.sub(SUBS[p.text], text)
+            if changed != text:
+                text, current = changed, changed.lower()
     return text
 
 
@@ -102,7 +106,7 @@ _STRONG = re.compile(r"(?<![\w-])(?:" + trie_pattern(set(_SECRET_WORDS) - set(_W
 
 
 def _redact_prose(text: str) -> str:
-    if len(text) > 200_000:
+    if len(text) > 200_000 or not may_match(_STRONG, text, text.lower()):
         return text  # (logs this long are read by the other passes; this one is a fallback)
     out, done = [], 0
     for w in _STRONG.finditer(text):

@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from typing import ClassVar
 
 from harness.security.patterns import PatternFileError, load_patterns, read_rule_file
 
@@ -83,17 +84,22 @@ def trie_pattern(words: set[str]) -> str:
     return emit(tree)
 
 
-def _parts(name: str) -> list[str]:
+# The judges below are pure functions of strings, cached: one output repeats its names and
+# values (every line of an `env` dump is judged by `secret_name`, each pass judges the same pair).
+@lru_cache(maxsize=4096)
+def _parts(name: str) -> tuple[str, ...]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return [p for p in re.split(r"[\s_.\-\[\]]+", spaced.lower()) if p]
+    return tuple(p for p in re.split(r"[\s_.\-\[\]]+", spaced.lower()) if p)
 
 
+@lru_cache(maxsize=4096)
 def _identifier(name: str) -> bool:
     """A name with an identifier or a public part (``run_id``, ``PublicKey``): its value is
     never hidden by entropy alone."""
     return bool(set(_parts(name)) & (_ID_WORDS | _PUBLIC_WORDS))
 
 
+@lru_cache(maxsize=4096)
 def secret_name(name: str) -> bool | str:
     """True for a secret name; ``"weak"`` for a lone generic word (``key``, ``token``: a JSON
     ``"key"`` is usually a lookup key), whose value must also look random; ``"id"`` for an
@@ -165,6 +171,7 @@ def _encoded_text(value: str) -> bool:
         sum(c.isalpha() or c == " " for c in text) >= 0.6 * len(text)
 
 
+@lru_cache(maxsize=4096)
 def looks_random(value: str, min_len: int = 16) -> bool:
     """A token that reads like generated key material: long, mixed classes, high entropy, and
     not a hex string, UUID or digest (those are identifiers unless a secret name says not)."""
@@ -179,6 +186,7 @@ def looks_random(value: str, min_len: int = 16) -> bool:
                                                           and entropy(value) >= 4.2)
 
 
+@lru_cache(maxsize=4096)
 def _worth_hiding(value: str, by_name: bool | str) -> bool:
     """Whether a value under a secret name (``by_name``) or any name is secret material. Under
     a secret name it must still read as a literal: no spaces, no code (``make_token()``,
@@ -202,6 +210,7 @@ def _worth_hiding(value: str, by_name: bool | str) -> bool:
 
 
 
+@lru_cache(maxsize=4096)
 def judged_name(name: str) -> bool | str:
     """``secret_name``, or ``"env"`` for an environment variable's name that says neither
     secret nor identifier (``SIDEKIQ_LICENSE``, ``VAULT_UNSEAL_SHARE``): 32 hex digits or more
@@ -225,6 +234,7 @@ def hidden(value: str, name: str) -> bool:
 
 
 
+@lru_cache(maxsize=4096)
 def literal(value: str) -> bool:
     """A value that is itself the secret, not a reference to one or a placeholder (also the
     bare word of documentation: ``user:password@host``, ``password secret``)."""
@@ -258,10 +268,10 @@ def hide_if(judge: Judge) -> Sub:
 
 
 def _sub_env(m: re.Match[str]) -> str:
-    name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
-    by_name = judged_name(name)
     if m.group(6):
         return m.group(0)  # `x = make_client(`: code
+    name, value = m.group(1), m.group(4) if m.group(3) else m.group(5)
+    by_name = judged_name(name)
     if m.group(3) and "=" in value and not by_name:  # a quoted connection string: its pairs
         return m.group(0).replace(value, m.re.sub(_sub_env, value), 1)
     if not by_name and _identifier(name) or not _worth_hiding(value, by_name):
@@ -339,11 +349,12 @@ detectors are per-line regexes and would make a megabyte line cost seconds."""
 
 def redact_vendor_tokens(text: str) -> str:
     """Vendor token shapes found by ``detect-secrets`` (only lines holding a long token)."""
+    if not _candidate(text):  # (one search of the whole text: a long token never spans lines)
+        return text
     lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if len(line) > MAX_SCANNED_LINE or not _candidate(line):
-            continue
-        for secret in _vendor_secrets(line):
+    todo = [i for i, line in enumerate(lines) if len(line) <= MAX_SCANNED_LINE and _candidate(line)]
+    for i, secrets in zip(todo, _vendor_secrets([lines[i] for i in todo]), strict=True):
+        for secret in secrets:
             lines[i] = _replace_token(lines[i], secret)
     return "\n".join(lines)
 
@@ -354,15 +365,37 @@ def _replace_token(line: str, secret: str) -> str:
     return line if not m or m.end() - m.start() < 8 else line[:m.start()] + PLACEHOLDER + line[m.end():]
 
 
-@lru_cache(maxsize=4096)
-def _vendor_secrets(line: str) -> tuple[str, ...]:
-    # Imported on first use: detect-secrets loads its plugins at import, and only redaction needs it.
-    from detect_secrets.core.scan import scan_line
-    from detect_secrets.settings import transient_settings  # (same reason)
+class _VendorScans:
+    """detect-secrets' findings in each line, longest first; the lines of one text are scanned
+    under one swap of its settings (a swap costs more than scanning a line). The last
+    ``MAX_LINES`` lines scanned are remembered (one memory for the class: ``cache_clear`` empties
+    it whether called on the class or on ``_vendor_secrets``, as on an ``lru_cache``)."""
+    MAX_LINES = 4096
+    found: ClassVar[dict[str, tuple[str, ...]]] = {}
 
-    with transient_settings(_SETTINGS):
-        found = {s.secret_value for s in scan_line(line) if s.secret_value}
-    return tuple(sorted(found, key=len, reverse=True))
+    @classmethod
+    def cache_clear(cls) -> None:
+        cls.found.clear()
+
+    def __call__(self, lines: list[str]) -> list[tuple[str, ...]]:
+        known = {line: self.found[line] for line in lines if line in self.found}
+        fresh = [line for line in dict.fromkeys(lines) if line not in known]
+        if fresh:
+            # Imported on first use: detect-secrets loads its plugins at import, and only redaction needs it.
+            from detect_secrets.core.scan import scan_line
+            from detect_secrets.settings import transient_settings  # (same reason)
+
+            with transient_settings(_SETTINGS):
+                for line in fresh:
+                    found = {s.secret_value for s in scan_line(line) if s.secret_value}
+                    known[line] = tuple(sorted(found, key=len, reverse=True))
+            self.found.update((line, known[line]) for line in fresh)
+            for old in list(self.found)[: max(0, len(self.found) - self.MAX_LINES)]:
+                del self.found[old]
+        return [known[line] for line in lines]
+
+
+_vendor_secrets = _VendorScans()
 
 
 _VENDOR = read_rule_file(PATTERN_FILE)[1]

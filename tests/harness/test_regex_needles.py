@@ -1,0 +1,75 @@
+"""The needles of a regex (``regex_needles``): strings one of which every match holds, so that a
+text without any is never scanned. A needle that is not necessary would drop a redaction: each
+derivation is checked against ``re`` itself on every secret case text."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.security.patterns import load_patterns
+from harness.security.redaction_passes import _STRONG
+from harness.security.redaction_shapes import PATTERN_FILE
+from harness.security.regex_needles import may_match, needles
+
+CASES = Path(__file__).resolve().parents[2] / "harness" / "rules" / "cases" / "secrets"
+SECTIONS = {"secrets": re.IGNORECASE, "credential-calls": 0, "structured-documents": 0, "secret-shapes": 0,
+            "syntax-positions": 0, "shapes": 0}
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for v in node.values() for s in _strings(v)]
+    if isinstance(node, list):
+        return [s for v in node for s in _strings(v)]
+    return []
+
+
+@cache
+def _case_texts() -> list[str]:
+    texts = {s for p in sorted(CASES.glob("*.yaml")) for s in _strings(yaml.safe_load(p.read_text()))}
+    # the same texts in other cases: a needle of a case-insensitive regex must be found in any
+    return sorted({v for t in texts for v in (t, t.upper(), t.swapcase())})
+
+
+def _regexes() -> list[re.Pattern[str]]:
+    found = [p.regex for section, flags in SECTIONS.items() for p in load_patterns(PATTERN_FILE, section, "", flags)]
+    return [*found, _STRONG]
+
+
+@pytest.mark.parametrize("pattern, flags, expected", [
+    (r"\bxox[abposr]-[A-Za-z0-9-]{10,}", re.IGNORECASE, {"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"}),
+    (r"\b(Bearer\s+)[\w.]{20,}", re.IGNORECASE, {"bearer"}),
+    (r"\b(?-i:(?:AKIA|ASIA)[A-Z0-9]{16})\b", re.IGNORECASE, {"akia", "asia"}),
+    (r"(?i)(?P<q>['\"])x+(?P=q)(?=[ \t]+-AsPlainText\b)", 0, {"-asplaintext"}),  # a lookahead's text
+    (r"pass(?:word|wd)?(?=[ \t])", 0, {"pass"}),  # a string holding another is left out
+    (r"(?-i:é)", re.IGNORECASE, set()),  # no ASCII text can match
+    (r"a|.*", 0, None),
+    (r"\d+x?", 0, None),
+])
+def test_needles_of_a_regex(pattern: str, flags: int, expected: set[str] | None) -> None:
+    found = needles(re.compile(pattern, flags))
+    assert (None if found is None else set(found)) == expected
+
+
+def test_texts_with_other_characters_are_always_scanned() -> None:
+    rx = re.compile(r"(?i)sk-\w+")
+    assert not may_match(rx, "no key here", "no key here")
+    assert may_match(rx, "\u017fk-abc", "\u017fk-abc")  # the long s matches `s` when case is ignored
+    assert rx.search("\u017fk-abc")
+
+
+@pytest.mark.parametrize("regex", _regexes(), ids=lambda rx: rx.pattern[:40])
+def test_every_match_in_a_case_text_holds_a_needle(regex: re.Pattern[str]) -> None:
+    texts = [t for t in _case_texts() if t.isascii()]
+    assert texts
+    matched = [t for t in texts if regex.search(t)]
+    assert all(may_match(regex, t, t.lower()) for t in matched)
+    missed = [t for t in texts if not may_match(regex, t, t.lower())]
+    assert not any(regex.search(t) for t in missed)
