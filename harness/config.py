@@ -39,9 +39,6 @@ from harness.sessions_config import (  # re-exported: sessions import them from 
     TranscriptConfig,
     TriageConfig,
 )
-from harness.sessions_config import (
-    TriageDecision as TriageDecision,
-)
 from harness.subagents.config import SubagentsConfig
 
 

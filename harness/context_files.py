@@ -61,10 +61,10 @@ def sort_context_files(names: Iterable[str]) -> list[str]:
 def scanner(config: HarnessConfig, split: SplitFindings = ()) -> ScanFn | None:
     """The context-file scanner when ``prompt.scan_context_files`` or ``context_scan.enabled`` is
     on (with ``context_scan.extra_patterns``, and the joint findings ``split``)."""
-    security = getattr(config, "context_scan", None)
-    if not (config.prompt.scan_context_files or getattr(security, "enabled", False)):
+    security = config.context_scan
+    if not (config.prompt.scan_context_files or security.enabled):
         return None
-    extra = tuple(getattr(security, "extra_patterns", ()) or ())
+    extra = tuple(security.extra_patterns)
     if split:  # a keyword of the partial: ``scan_key`` sees the findings, so cached sections follow them
         return partial(scan_context_file, extra_patterns=extra, config=security, split=split)
     return partial(scan_context_file, extra_patterns=extra, config=security)
@@ -75,8 +75,7 @@ async def context_scanner(config: HarnessConfig, workspace: Workspace, names: It
     (every file this prompt loads) that complete an instruction split across them: files that
     reach the model together are judged together as well as alone."""
     scan = scanner(config)
-    security = getattr(config, "context_scan", None)
-    if scan is None or not getattr(security, "across_files", False):
+    if scan is None or not config.context_scan.across_files:
         return scan
     ordered = sort_context_files(names)
     key = _split_key(workspace, ordered, scan)
@@ -87,7 +86,7 @@ async def context_scanner(config: HarnessConfig, workspace: Workspace, names: It
         content = await _read_text(workspace, name)
         if content and content.strip():
             files.append((name, content))
-    split = split_findings(files, security)
+    split = split_findings(files, config.context_scan)
     if key is not None:
         bounded_put(_splits, key, split)
     return scanner(config, split)

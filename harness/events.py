@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from harness.model import Usage
+
 
 class RunEvent(BaseModel):
     type: str
@@ -27,12 +29,6 @@ EventSink = Callable[[RunEvent], None]
 def subsystem_logger(subsystem: str) -> logging.Logger:
     """A namespaced logger (``looplab.harness.<subsystem>``), configurable on its own (seed 004)."""
     return logging.getLogger(f"looplab.harness.{subsystem}")
-
-
-class TokenUsage(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
 
 
 class AgentRunEvent(BaseModel):
@@ -60,7 +56,7 @@ class AgentRunEvent(BaseModel):
     ``ExitStatus`` value (``turn_limit``, ``token_budget``, ``interrupted``...)."""
     status: str | None = None
     """The exact ``ExitStatus`` (absent on ``run.started``)."""
-    token_usage: TokenUsage | None
+    token_usage: Usage | None
     tool_calls_count: int
     compaction_triggered: bool
     auth_profile_id: str | None

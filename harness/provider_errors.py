@@ -84,7 +84,7 @@ def classify_http_error(
     h = lower_headers(headers)
     data = parse_body(body)
     err = error_object(data)
-    message = error_message(err, data, body, status, transport_error)
+    message = error_message(err, data, status, transport_error)
     dialect = guess_dialect(h, data, err)
     if status is None and transport_error is not None:
         reason = transport_reason(transport_error)
@@ -210,8 +210,7 @@ def error_labels(data: Any, err: dict[str, Any]) -> list[str]:
     return out
 
 
-def error_message(err: dict[str, Any], data: Any, body: Body, status: int | None,
-                  transport_error: str | None) -> str:
+def error_message(err: dict[str, Any], data: Any, status: int | None, transport_error: str | None) -> str:
     for v in (err.get("message"), err.get("detail"), err.get("error"),
               data.get("message") if isinstance(data, dict) else None):
         if isinstance(v, str) and v.strip():

@@ -34,9 +34,13 @@ from harness.shell.syntax import SimpleCommand, parse
 __all__ = ["call_equals_flags", "call_key", "mask_volatile", "shell_key", "without_echo", "wrapped_keys"]
 
 
+_SHELL_ARGS = ("command", "cmd")
+"""The arguments that hold a shell command line (compared by meaning, ``shell_key``)."""
+
+
 def call_key(
-    name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd"),
-    root: str | None = None, bind: frozenset[str] = frozenset(), keyed: dict[str, str] | None = None,
+    name: str, args: dict[str, Any], root: str | None = None, bind: frozenset[str] = frozenset(),
+    keyed: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """What identifies a call: the tool name's words run together in lower case (``run_tests``,
     ``RunTests`` and ``run-tests`` are one name, ``loop_names``), string arguments with
@@ -45,16 +49,16 @@ def call_key(
     arguments already keyed by the caller)."""
     norm = _Norm(root, bind)
     words = name_keys(name)[0]
-    out = {k: keyed[k] if keyed and k in keyed else norm.value(v, k in shell_args) for k, v in args.items()}
-    path = _whole_read(words.split(), args, out, shell_args)
+    out = {k: keyed[k] if keyed and k in keyed else norm.value(v, k in _SHELL_ARGS) for k, v in args.items()}
+    path = _whole_read(words.split(), args, out)
     if path is not None:  # the read tool, `cat`, `less`, `head -n 500`: one read (`harness.shell.meaning`)
         return {"name": READ_KEY, "args": {"path": path_key(" ".join(path.split()), root)}}
     return {"name": flat(words), "args": out}
 
 
-def _whole_read(words: list[str], args: dict[str, Any], keyed: dict[str, Any], shell_args: tuple[str, ...]) -> str | None:
+def _whole_read(words: list[str], args: dict[str, Any], keyed: dict[str, Any]) -> str | None:
     """The file a call reads whole, through a read tool or a one-command shell line."""
-    shell = [k for k in shell_args if isinstance(keyed.get(k), str)]
+    shell = [k for k in _SHELL_ARGS if isinstance(keyed.get(k), str)]
     if len(shell) == 1 and len(args) == 1 and keyed[shell[0]].startswith("[["):
         return shell_read_path(json.loads(keyed[shell[0]]))
     return tool_read_path(words, args)
@@ -74,10 +78,10 @@ class _Norm:
         return v
 
 
-def call_equals_flags(args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd")) -> frozenset[str]:
+def call_equals_flags(args: dict[str, Any]) -> frozenset[str]:
     """The long flags the call's command lines spell ``--flag=value`` (``harness.shell.meaning.equals_flags``)."""
     found: frozenset[str] = frozenset()
-    for k in shell_args:
+    for k in _SHELL_ARGS:
         if isinstance(args.get(k), str):
             found |= equals_flags(args[k])
     return found
@@ -167,9 +171,7 @@ _TAIL_WORDS = 8
 """How far into a command line a wrapper's own words may reach (``wrapped_keys``)."""
 
 
-def wrapped_keys(
-    name: str, args: dict[str, Any], shell_args: tuple[str, ...] = ("command", "cmd"), root: str | None = None,
-) -> list[dict[str, Any]]:
+def wrapped_keys(name: str, args: dict[str, Any], root: str | None = None) -> list[dict[str, Any]]:
     """The keys of the calls this call would be if the first words of its command line were a
     wrapper that does not change what runs (``harness.shell.wrappers`` knows the common ones; this covers
     the ones it does not: ``tini -- make``, ``coverage run -m pytest``, ``aws-vault exec dev --
@@ -177,12 +179,12 @@ def wrapped_keys(
     an option. ``LoopDetection`` merges two calls when one's key is among the other's, and the
     detectors still count them only when their results are the same."""
     out = []
-    for k in shell_args:
+    for k in _SHELL_ARGS:
         command = args.get(k)
         if not isinstance(command, str):
             continue
         for tail, keyed in _tails(command, root):
-            out.append(call_key(name, {**args, k: tail}, shell_args, root, keyed={k: keyed}))
+            out.append(call_key(name, {**args, k: tail}, root, keyed={k: keyed}))
     return out
 
 

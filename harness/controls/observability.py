@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from harness.config import ObservabilityConfig
 from harness.controls.base import Control
-from harness.events import ERROR_STATUSES, AgentRunEvent, TokenUsage, subsystem_logger
+from harness.events import ERROR_STATUSES, AgentRunEvent, subsystem_logger
 from harness.security.redaction import redact_data
 from harness.sessions.files import WorkspaceStore
 from harness.state import RunState
@@ -79,15 +79,13 @@ def build_run_event(
         event_type = "run.error" if failed else "run.completed"
         outcome = outcome_of(status, compacted)
         error_code = (last_error_code(run) or status) if failed else None
-    u = run.usage
     return AgentRunEvent(
         event_type=event_type, run_id=run.run_id, session_id=session_id,
         session_key=config.session_key or session_id, provider=provider_of(run),
         model=run.model_name, harness_id=config.harness_id, trigger=config.trigger,
         channel=config.channel, duration_ms=int((time.time() - run.started_at) * 1000),
         outcome=outcome, status=status,
-        token_usage=TokenUsage(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                               cached_tokens=u.cached_tokens),
+        token_usage=run.usage.model_copy(),
         tool_calls_count=run.tool_calls, compaction_triggered=compacted,
         auth_profile_id=run.profile_id, error_code=error_code,
     )

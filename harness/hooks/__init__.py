@@ -60,7 +60,7 @@ PostTurnHook = Callable[[RunState, str, str], Awaitable[None]]
 
 
 def hook_name(handler: Handler) -> str:
-    return str(getattr(handler, "hook_name", None) or getattr(handler, "__name__", repr(handler)))
+    return str(getattr(handler, "__name__", repr(handler)))
 
 
 async def _call(handler: Handler, *args: Any) -> Any:

@@ -40,9 +40,6 @@ def _load(name: str) -> HarnessConfig:
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise PresetError(f"{path}: expected a mapping at top level")
-    base_name = data.pop("extends", None)
-    if base_name:
-        data = deep_merge(_load(base_name).model_dump(exclude={"name", "description"}), data)
     try:
         return HarnessConfig.model_validate({"name": name, **data})
     except ValidationError as e:

@@ -15,7 +15,7 @@ import contextlib
 from harness.assembly import Bindings
 from harness.config import HarnessConfig
 from harness.controls.base import Control
-from harness.events import EventSink, RunEvent, subsystem_logger
+from harness.events import EventSink, RunEvent
 from harness.loop import Agent, RunResult
 from harness.messages import Message
 from harness.model import Model, Usage
@@ -29,7 +29,6 @@ from harness.status import ExitStatus
 from harness.tools import Tool
 from harness.workspace import Workspace
 
-log = subsystem_logger("sessions.session")
 
 class Session:
     def __init__(

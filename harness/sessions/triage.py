@@ -12,8 +12,8 @@ import re
 
 from pydantic import BaseModel
 
-from harness.config import TriageConfig, TriageDecision
 from harness.prompts import load_prompt
+from harness.sessions_config import TriageConfig, TriageDecision
 
 USER_TRIGGERS = frozenset({"user", "manual"})
 

@@ -56,7 +56,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
     scope = Scope(base)
 
     def add(raw: str, kind: str) -> None:
-        word = _resolve(raw, scope, base)
+        word = _resolve(raw, scope)
         computed = kind != CODE and ("$" in raw or "`" in raw) and not (_HOME.match(raw) and "$(" not in raw)
         out.setdefault((cwd, word), COMPUTED if computed else kind)
 
@@ -75,7 +75,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
                     assign(a, scope)
         if program(cmd.argv) in ("cd", "pushd") and len(cmd.argv) <= 3:
             raw = next((a for a in cmd.argv[1:] if not a.startswith("-")), "~")
-            target = _resolve(raw, scope, base)
+            target = _resolve(raw, scope)
             add(raw, ARGUMENT)
             scope.oldpwd = scope.cwd
             if not target:  # cd "$UNKNOWN", cd -: files are then relative to an unknown place
@@ -90,7 +90,7 @@ def file_words(command: str, root: str = "") -> tuple[tuple[str, str, str], ...]
     return tuple((_unstand(c), _unstand(w), kind) for (c, w), kind in out.items() if w)
 
 
-def _resolve(word: str, scope: Scope, base: str) -> str:
+def _resolve(word: str, scope: Scope) -> str:
     """The path a raw word names after expansion (``""``: none that can be known)."""
     if "$" not in word and "`" not in word or _HOME.match(word) and "$(" not in word and "`" not in word:
         return _pathish(word)
