@@ -8,158 +8,27 @@ the messages that were compacted away and append, verbatim, whatever the summary
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
 
-from harness.security.patterns import load_patterns
+from harness.compaction.identifier_scan import PATTERNS, scan_pieces
 from harness.textcut import MIDDLE_MARKER
 
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (p.id, p.regex) for p in load_patterns("identifiers.yaml", "identifiers", "id", flags=0)
-]
-"""``(kind, pattern)``, most opaque kinds first (``harness/rules/identifiers.yaml``)."""
-_PASS_THROUGH = frozenset({"ipv6", "base64", "token", "handle"})
-"""Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
-address; a hex SHA matched by the base64 pattern is still a SHA; ``job-4417.lock`` is a file
-name)."""
-_RANK: dict[str, float] = {kind: i for i, (kind, _) in enumerate(_PATTERNS)}
+_RANK: dict[str, float] = {kind: i for i, (kind, _, _) in enumerate(PATTERNS)}
 _RANK["number"] = _RANK["sha"] + 0.5
-"""Opacity order for the cap: the order of ``_PATTERNS`` (paths, less opaque, come last), but
+"""Opacity order for the cap: the order of ``PATTERNS`` (paths, less opaque, come last), but
 numbers after SHAs: in a column of hex checksums a few are digits only, and the checksums with
 letters are the ones the cap must keep first."""
-_ISO_TIME = re.compile(r"^\d{4}-?\d{2}-?\d{2}[T_ ]?\d{2}(?::?\d{2})")
-_ALNUM_RUN = re.compile(r"[A-Za-z]+|\d+")
-_TRAILING = ".,;:!?"
-_CUT = re.compile(
-    re.escape(MIDDLE_MARKER) + r"|\n\[[\d,]+ characters omitted|\n\[\.\.\.\]"
-    r"|(?<=[\w/=+-])(?:\.\.\.|…)(?=[\s\])}\"']|$)|(?:(?<=[\s(\[{\"'])|^)(?:\.\.\.|…)(?=[\w/])"
-)
-"""Where a text was cut (head+tail markers, an omission note, an ellipsis glued to a token): an
-identifier that touches one was cut mid-way and is a fragment, not something to restore."""
 _PROGRESS = re.compile(
     r"(?<![\w/.:-])(\d{1,7})\s*(?:/|\bof\b|\bout of\b)\s*(\d{1,7})(?![\w/-]|[.:]\w)"
 )
 
 
-def _valid(kind: str, token: str) -> bool:
-    if kind == "ipv6":
-        return _ipv6(token)
-    if kind == "base64":  # mixed case and digits: not a word, a path or a hex SHA
-        return all(re.search(rx, token) for rx in (r"[a-z]", r"[A-Z]", r"\d"))
-    if kind == "sha":  # a hash has both digits and letters; "1234567" is a number, "defaced" a word
-        return bool(re.search(r"\d", token) and re.search(r"[a-fA-F]", token))
-    if kind == "ip":
-        return all(int(p) <= 255 for p in re.split(r"[:/]", token)[0].split("."))
-    if kind == "relpath":  # "and/or" is not a path: want a file extension or two slashes
-        return token.count("/") >= 2 or bool(re.search(r"\.[A-Za-z]\w{0,7}$", token))
-    if kind == "path":
-        return len(token) > 2
-    if kind == "token":
-        return _opaque(token)
-    if kind == "handle":
-        return _handle(token)
-    return True
-
-
-def _handle(token: str) -> bool:
-    """A name joined to numbers by `:`, `@` or `#`: it needs a digit, and one of those joints
-    (slashes alone make a path). A single ``name:number`` needs a dotted or dashed name or a
-    3-digit number, so ``redis:7`` or ``step:2`` stay words; a colon before a version
-    (``python:3.11-slim``) is an image pin, not a position."""
-    joints = re.findall(r"[:@#]", token)
-    if not joints or not re.search(r"\d", token):
-        return False
-    if joints == [":"]:
-        name, _, tail = token.rpartition(":")
-        return tail.isdigit() and (bool(re.search(r"[.\-_]", name)) or len(tail) >= 3)
-    return True
-
-
-def _opaque(token: str) -> bool:
-    """A token that cannot be rebuilt from words: 8+ characters whose letters and digits
-    alternate at least three times (``web-7f9c8d6b5-x2k4p``, ``00:1a:2b:3c:4d:5e``,
-    ``01J9Z8X7W6V5T4S3R2Q1P0NMKH``, ``1.4.2-rc.1+build.7``). A word with a version
-    (``python3.11``, ``x86_64-linux-gnu``: fewer alternations), a date or a clock time is not."""
-    core = token.rstrip("=")
-    if len(core) < 8 or _ISO_TIME.match(core):
-        return False
-    runs = _ALNUM_RUN.findall(core)
-    alternations = sum(a[0].isdigit() != b[0].isdigit() for a, b in pairwise(runs))
-    if alternations >= 3 or alternations and re.search(r"\d{8}", core):
-        return True  # (the second: a prefix and a long number, S-1-5-21-..., INV-2024000123)
-    # Mixed case changing often (cus_NffrFeUfNV2Hib): generated, where a CamelCase name
-    # (Python3Lexer, getV2Endpoint) changes case a few times only.
-    return len(core) >= 10 and bool(re.search(r"\d", core)) and \
-        len(re.findall(r"[A-Z]+|[a-z]+|\d+", core)) >= 8
-
-
-def _ipv6(token: str) -> bool:
-    """An IPv6 address (full, compressed, IPv4-mapped, with a zone), not ``12:30:45`` or
-    ``a::b``: it must parse and carry at least four hex digits."""
-    address = token.split("/")[0].split("%")[0]
-    try:
-        ipaddress.IPv6Address(address)
-    except ValueError:
-        return False
-    return len(re.findall(r"[0-9A-Fa-f]", address)) >= 4
-
-
-def _cut_points(text: str) -> tuple[set[int], set[int]]:
-    """``(ends, starts)``: offsets where a cut begins (a token ending there was cut) and where
-    one ends (a token starting there was cut)."""
-    ends, starts = set(), set()
-    for m in _CUT.finditer(text):
-        ends.add(m.start())
-        starts.add(m.end())
-    return ends, starts
-
-
 def extract_identifiers(text: str) -> list[tuple[str, str]]:
     """``(kind, identifier)`` pairs found in ``text``, most opaque kinds first, in order of first
     appearance within a kind, without duplicates."""
-    return [(kind, token) for kind, token, _ in _scan_identifiers(text)]
-
-
-def _scan_identifiers(text: str) -> list[tuple[str, str, int]]:
-    """``(kind, identifier, offset of its last match)``, in ``extract_identifiers`` order. The
-    offsets come from the same pass: looking each identifier up again in a multi-megabyte tool
-    output is quadratic (a 4 MB output holds ~10^5 checksums)."""
-    last: dict[str, int] = {}
-    found: list[tuple[str, str]] = []
-    ends, starts = _cut_points(text)
-    cut = bool(ends or starts)
-    for kind, pattern in _PATTERNS:
-        labelled = "tok" in pattern.groupindex
-        # Sentence punctuation after it is not part of it; an IPv6 network ends in `::`.
-        trailing = ".,;!?" if kind == "ipv6" else _TRAILING
-        passes = kind in _PASS_THROUGH
-        verdicts: dict[str, bool] = {}  # _valid is pure: a word seen 500 times is judged once
-
-        def blank(m: re.Match[str], kind: str = kind, labelled: bool = labelled, trailing: str = trailing,
-                  passes: bool = passes, verdicts: dict[str, bool] = verdicts) -> str:
-            whole = m.group(0)
-            if labelled:  # (a label before it is not part of it)
-                at = m.start("tok")
-                token = whole[at - m.start():].rstrip(trailing)
-            else:
-                at, token = m.start(), whole.rstrip(trailing)
-            if cut and (at in starts or at + len(token) in ends):
-                return " " * len(whole)  # cut mid-way by truncation: a fragment
-            if token not in last:
-                valid = verdicts.get(token)
-                if valid is None:
-                    valid = verdicts[token] = _valid(kind, token)
-                if not valid:
-                    return whole if passes else " " * len(whole)
-                found.append((kind, token))
-            last[token] = at
-            return " " * len(whole)
-
-        text = pattern.sub(blank, text)
-    return [(kind, token, last[token]) for kind, token in found]
+    return [(kind, token) for kind, token, _ in scan_pieces([text])]
 
 
 def _line_around(text: str, token: str, width: int = 160) -> str:
@@ -192,6 +61,8 @@ def progress_lines(text: str, keep: int = 5) -> list[tuple[str, str, str]]:
     id that differs on every line."""
     latest: dict[str, tuple[str, str, str]] = {}
     for raw in text.splitlines():
+        if "/" not in raw and "of" not in raw:
+            continue  # (every match holds one)
         line = _unwrap(raw)
         for m in _PROGRESS.finditer(line):
             done, total = m.group(1), m.group(2)
@@ -224,10 +95,14 @@ identifiers, far more than the block may restore (``max_identifiers``, most rece
 scanning all of it costs seconds of CPU while every other sample of the process waits."""
 
 
-def _bounded(text: str) -> str:
-    if len(text) <= _SCAN_HEAD + _SCAN_TAIL:
-        return text
-    return text[:_SCAN_HEAD] + MIDDLE_MARKER + text[-_SCAN_TAIL:]  # the cut is marked
+def _bounded(sources: list[str]) -> list[str]:
+    """The texts to check, whose ``"\n"``-join is the text checked: all of them, or the head and
+    the tail of their joined text around ``MIDDLE_MARKER`` (the cut is marked)."""
+    if sum(len(s) + 1 for s in sources) - 1 <= _SCAN_HEAD + _SCAN_TAIL:
+        return sources
+    text = "\n".join(sources)
+    pieces = MIDDLE_MARKER.split("\n")
+    return [text[:_SCAN_HEAD] + pieces[0], *pieces[1:-1], pieces[-1] + text[-_SCAN_TAIL:]]
 
 
 @dataclass
@@ -252,11 +127,12 @@ def verify_summary(
     max_identifiers: int = 60,
 ) -> Verification:
     """Compare ``summary`` with the texts it replaced; build the block of what it lost."""
-    text = _bounded("\n".join(sources))
+    pieces = _bounded(list(sources))
+    text = "\n".join(pieces)
     result = Verification()
     parts: list[str] = []
     if identifiers:
-        scanned = [(k, t, at) for k, t, at in _scan_identifiers(text) if not _kept(k, t, summary)]
+        scanned = [(k, t, at) for k, t, at in scan_pieces(pieces) if not _kept(k, t, summary)]
         if len(scanned) > max_identifiers:  # over the cap: most opaque kinds, then most recent
             scanned.sort(key=lambda kta: (_RANK[kta[0]], -kta[2]))
             scanned = scanned[:max_identifiers]

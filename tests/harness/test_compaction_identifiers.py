@@ -4,12 +4,15 @@ paths, any other opaque token) and cut-off fragments, on tuned and held-out case
 
 from __future__ import annotations
 
+import random
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from harness.compaction.identifier_scan import PATTERNS, scan_pieces
 from harness.compaction.identifiers import extract_identifiers, verify_summary
 from harness.textcut import truncate
 
@@ -106,3 +109,41 @@ def test_an_identifier_cut_by_truncation_is_not_required() -> None:
     assert sha not in cut and sha[:10] in cut
     v = verify_summary("nothing", [cut])
     assert not any(t in sha for t in v.missing_identifiers)
+
+
+# --- each compacted message scanned alone gives the scan of their joined text ---------------------
+CASE_TEXTS = [c["text"] for f in sorted(CASES.glob("*.yaml")) for c in load(f.name)]
+
+
+def test_the_scan_of_messages_one_by_one_is_the_scan_of_their_joined_text() -> None:
+    rng = random.Random(4)
+    checked = 0
+    for text in CASE_TEXTS + ["\n".join(rng.sample(CASE_TEXTS, 6)) for _ in range(40)]:
+        lines = text.split("\n")
+        for _ in range(3):
+            cuts = sorted(rng.sample(range(1, len(lines)), min(len(lines) - 1, rng.randint(1, 5))))
+            pieces = ["\n".join(lines[a:b]) for a, b in pairwise([0, *cuts, len(lines)])]
+            assert scan_pieces(pieces) == scan_pieces([text]), text
+            checked += len(pieces) > 1
+    assert checked > 100
+
+
+def test_a_token_found_in_one_message_is_a_repeat_in_the_next() -> None:
+    # The SHA found in the first message is blanked as a repeat where only the later `token`
+    # pattern matches it (before `-`): the joined scan's texts differ from the messages' own,
+    # so the joined text is scanned.
+    pieces = ["commit deadbeef1234 ok", "value deadbeef1234- end"]
+    assert scan_pieces(pieces) == scan_pieces(["\n".join(pieces)]) == [("sha", "deadbeef1234", 29)]
+    # A number the `sha` pattern meets again (after a comma) counts as its most recent match.
+    pieces = ["id 1234567890123 x and more", "a,1234567890123 b"]
+    assert scan_pieces(pieces) == [("number", "1234567890123", 30)]
+
+
+def test_identifier_triggers_cover_every_match_in_the_cases() -> None:
+    checked = 0
+    for text in CASE_TEXTS:
+        for kind, pattern, triggers in PATTERNS:
+            for m in pattern.finditer(text) if triggers else ():
+                assert any(t in m.group(0).lower() for t in triggers), (kind, m.group(0))
+                checked += 1
+    assert checked > 50  # the cases exercise the patterns, so the check means something
