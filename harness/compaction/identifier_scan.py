@@ -27,12 +27,13 @@ from functools import lru_cache
 from itertools import pairwise
 
 from harness.security.patterns import load_patterns
+from harness.security.regex_needles import may_match
 from harness.textcut import MIDDLE_MARKER
 
-PATTERNS: list[tuple[str, re.Pattern[str], tuple[str, ...]]] = [
-    (p.id, p.regex, p.triggers) for p in load_patterns("identifiers.yaml", "identifiers", "id", flags=0)
+PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    (p.id, p.regex) for p in load_patterns("identifiers.yaml", "identifiers", "id", flags=0)
 ]
-"""``(kind, pattern, triggers)``, most opaque kinds first (``harness/rules/identifiers.yaml``)."""
+"""``(kind, pattern)``, most opaque kinds first (``harness/rules/identifiers.yaml``)."""
 _PASS_THROUGH = frozenset({"ipv6", "base64", "token", "handle"})
 """Kinds whose invalid matches are left for the later kinds (a time ``12:30:45`` is not an
 address; a hex SHA matched by the base64 pattern is still a SHA; ``job-4417.lock`` is a file
@@ -162,9 +163,9 @@ def _scan(text: str, ends: frozenset[int], starts: frozenset[int]) -> _Scan:
     passed: dict[str, int] = {}
     cut = bool(ends or starts)
     lowered = text.lower()
-    for i, (kind, pattern, triggers) in enumerate(PATTERNS):
-        if triggers and not any(t in lowered for t in triggers):
-            continue  # every match holds a trigger: nothing to find
+    for i, (kind, pattern) in enumerate(PATTERNS):
+        if not may_match(pattern, text, lowered):
+            continue  # the message holds none of the strings every match needs
         labelled = "tok" in pattern.groupindex
         # Sentence punctuation after it is not part of it; an IPv6 network ends in `::`.
         trailing = ".,;!?" if kind == "ipv6" else _TRAILING

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from harness.compaction.identifier_scan import PATTERNS, scan_pieces
 from harness.textcut import MIDDLE_MARKER
 
-_RANK: dict[str, float] = {kind: i for i, (kind, _, _) in enumerate(PATTERNS)}
+_RANK: dict[str, float] = {kind: i for i, (kind, _) in enumerate(PATTERNS)}
 _RANK["number"] = _RANK["sha"] + 0.5
 """Opacity order for the cap: the order of ``PATTERNS`` (paths, less opaque, come last), but
 numbers after SHAs: in a column of hex checksums a few are digits only, and the checksums with
