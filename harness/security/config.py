@@ -116,7 +116,8 @@ class CommandGuardConfig(_Strict):
     tools: dict[str, str] = Field(default_factory=lambda: {"bash": "command"})
     """Tools that run shell commands, each with the argument that holds the command line."""
     patterns_file: str = "destructive_commands.yaml"
-    """The blocked patterns: a file under ``harness/security/`` or a path."""
+    """The blocked patterns: a file name under ``harness/rules/`` or a path with a directory in it
+    (``./my_guard.yaml``, ``/etc/looplab/guard.yaml``)."""
     disabled: list[str] = Field(default_factory=list)
     """Pattern (and shell rule) ids from ``patterns_file`` to switch off."""
     shell_aware: bool = False

@@ -36,8 +36,12 @@ class Pattern:
 
 
 def _resolve(name_or_path: str) -> Path:
+    """A bare file name is one of ``harness/rules/``; anything with a directory in it
+    (``./mine.yaml``, ``/etc/guard.yaml``) is a path. A file that merely exists under the same name
+    in the working directory is not read instead: run from a project holding its own
+    ``paths.yaml`` or ``loops.yaml``, the harness would load that as its rules."""
     p = Path(name_or_path)
-    return p if p.is_absolute() or p.exists() else PATTERN_DIR / name_or_path
+    return p if p.is_absolute() or "/" in name_or_path else PATTERN_DIR / name_or_path
 
 
 # libyaml when installed: pattern files are read on the first scan of every run.

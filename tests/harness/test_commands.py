@@ -6,6 +6,9 @@ What each rule blocks and lets run are its cases (``harness/rules/cases/seed_com
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +58,33 @@ def test_a_bad_pattern_file_names_the_file_and_entry(tmp_path: Path) -> None:
     cfg = HarnessConfig(command_guard={"enabled": True, "patterns_file": str(bad)})
     with pytest.raises(PatternFileError, match=r"bad\.yaml: blocked\[0\] \(broken\)"):
         Agent(cfg, scripted("done"), LocalWorkspace(tmp_path / "ws"))
+
+
+def test_a_pattern_file_given_as_a_relative_path_is_read_from_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mine.yaml").write_text("blocked:\n  - id: no-touch\n    pattern: '\\btouch\\b'\n"
+                                        "    guidance: do not create files\n")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ws").mkdir()
+    res = _run(HarnessConfig(command_guard={"enabled": True, "patterns_file": "./mine.yaml"}),
+               tmp_path / "ws", "touch canary/new.txt")
+    assert "do not create files" in next(m for m in res.messages if m.role == "tool").content
+    assert not (tmp_path / "ws" / "canary" / "new.txt").exists()
+
+
+def test_a_file_named_like_a_rule_file_in_the_working_directory_is_not_read(tmp_path: Path) -> None:
+    """A project that holds its own ``paths.yaml``/``volatile.yaml`` runs the harness with the
+    harness's rules: a bare name is always a file of ``harness/rules/``."""
+    for name in ("volatile.yaml", "destructive_commands.yaml", "redaction_patterns.yaml", "paths.yaml"):
+        (tmp_path / name).write_text("not: [the harness's rules]\n")
+    script = ("import asyncio, pathlib; from harness import Agent, HarnessConfig, LocalWorkspace;"
+              "from harness.testing import call, scripted;"
+              "ws = pathlib.Path('ws'); (ws / 'canary').mkdir(parents=True);"
+              "m = scripted([call('bash', command='rm -rf canary')], 'done');"
+              "asyncio.run(Agent(HarnessConfig(command_guard={'enabled': True}), m, LocalWorkspace(ws)).run('x'));"
+              "print('kept' if (ws / 'canary').exists() else 'deleted')")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "kept"
