@@ -280,7 +280,8 @@ class HarnessConfig(_Strict):
     description: str = ""
     """One line: what this configuration is."""
     system_prompt: str = "system.md"
-    """System prompt: a file name under ``harness/prompts/`` or a path."""
+    """System prompt: a file name under ``harness/prompts/`` or a path with a directory in it
+    (``./my_system.md``)."""
     tools: list[str] = Field(default_factory=lambda: ["bash", "read_file", "write_file", "list_dir"])
     """Tools offered to the model, by name."""
     context_window: int = Field(32_768, ge=512)

@@ -103,7 +103,7 @@ class PromptConfig(_Strict):
     include_time: bool = False
     """State the current time in the volatile tier (never above the cache boundary)."""
     extra_sections: list[str] = Field(default_factory=list)
-    """More prompt files (names under ``harness/prompts/`` or paths) for the stable tier, in this
+    """More prompt files (names under ``harness/prompts/`` or paths with a directory) for the stable tier, in this
     order (e.g. a security rule or a mode statement)."""
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from harness.prompts import shipped_or_path
+
 PATTERN_DIR = Path(__file__).resolve().parents[1] / "rules"
 """Where rule files named without a directory are found (``harness/rules/``)."""
 
@@ -36,12 +38,7 @@ class Pattern:
 
 
 def _resolve(name_or_path: str) -> Path:
-    """A bare file name is one of ``harness/rules/``; anything with a directory in it
-    (``./mine.yaml``, ``/etc/guard.yaml``) is a path. A file that merely exists under the same name
-    in the working directory is not read instead: run from a project holding its own
-    ``paths.yaml`` or ``loops.yaml``, the harness would load that as its rules."""
-    p = Path(name_or_path)
-    return p if p.is_absolute() or "/" in name_or_path else PATTERN_DIR / name_or_path
+    return shipped_or_path(name_or_path, PATTERN_DIR)  # (a bare name: a file of harness/rules/)
 
 
 # libyaml when installed: pattern files are read on the first scan of every run.

@@ -73,9 +73,10 @@ def test_a_pattern_file_given_as_a_relative_path_is_read_from_the_working_direct
 
 
 def test_a_file_named_like_a_rule_file_in_the_working_directory_is_not_read(tmp_path: Path) -> None:
-    """A project that holds its own ``paths.yaml``/``volatile.yaml`` runs the harness with the
-    harness's rules: a bare name is always a file of ``harness/rules/``."""
-    for name in ("volatile.yaml", "destructive_commands.yaml", "redaction_patterns.yaml", "paths.yaml"):
+    """A project that holds its own ``paths.yaml``, ``system.md`` or ``tools.yaml`` runs the harness with the
+    harness's rules and prompts: a bare name is always a file the package ships."""
+    for name in ("volatile.yaml", "destructive_commands.yaml", "redaction_patterns.yaml", "paths.yaml",
+                 "system.md", "tools.yaml"):
         (tmp_path / name).write_text("not: [the harness's rules]\n")
     script = ("import asyncio, pathlib; from harness import Agent, HarnessConfig, LocalWorkspace;"
               "from harness.testing import call, scripted;"
