@@ -169,9 +169,38 @@ def needles(regex: re.Pattern[str]) -> Needles:
     return frozenset(s for s in found if not any(t != s and t in s for t in found))
 
 
+def _children(op: Any, av: Any) -> list[Any]:
+    """The item lists nested in one element of a parse."""
+    if op in (_c.IN, _c.ATOMIC_GROUP):
+        return [av]
+    if op is _c.BRANCH:
+        return list(av[1])
+    return [x for x in av if isinstance(x, list | _parser.SubPattern)] if isinstance(av, tuple) else []
+
+
+def _exact(items: Any, flags: int) -> bool:
+    for op, av in items:
+        if op in (_c.LITERAL, _c.NOT_LITERAL) and av >= 128 or op is _c.RANGE and av[1] >= 128:
+            return False
+        inner_flags = (flags | av[1]) & ~av[2] if op is _c.SUBPATTERN else flags
+        if inner_flags & re.IGNORECASE or not all(_exact(inner, inner_flags) for inner in _children(op, av)):
+            return False
+    return True
+
+
+@cache
+def _case_exact(regex: re.Pattern[str]) -> bool:
+    """Whether ``regex`` matches each of its literal characters as itself only: case is not
+    ignored anywhere in it and every literal or range is ASCII. Then a match's needle is in the
+    lowered text whatever other characters the text holds; else (the long s matches ``s`` when
+    case is ignored) only an ASCII text is judged by its needles."""
+    return _exact(_parser.parse(regex.pattern, regex.flags).data, regex.flags)
+
+
 def may_match(regex: re.Pattern[str], text: str, lowered: str) -> bool:
-    """False when ``regex`` cannot match ``text`` (``lowered`` is ``text.lower()``): an ASCII
-    text holding none of its ``needles``. Every needle is sought in the whole text, so a
-    lookaround's counts too."""
+    """False when ``regex`` cannot match ``text`` (``lowered`` is ``text.lower()``): a text
+    holding none of its ``needles`` (an ASCII text, or any text where ``_case_exact``). Every
+    needle is sought in the whole text, so a lookaround's counts too."""
     found = needles(regex)
-    return found is None or not text.isascii() or any(s in lowered for s in found)
+    return (found is None or not (text.isascii() or _case_exact(regex))
+            or any(s in lowered for s in found))

@@ -73,3 +73,18 @@ def test_every_match_in_a_case_text_holds_a_needle(regex: re.Pattern[str]) -> No
     assert all(may_match(regex, t, t.lower()) for t in matched)
     missed = [t for t in texts if not may_match(regex, t, t.lower())]
     assert not any(regex.search(t) for t in missed)
+
+
+@pytest.mark.parametrize(("pattern", "flags", "exact"), [
+    (r"abc[0-9]", 0, True),
+    (r"abc", re.IGNORECASE, False),         # the long s and the Kelvin sign fold to ASCII letters
+    (r"(?i:abc)x", 0, False),
+    (r"a\u2026b", 0, False),                # a literal outside ASCII
+    (r"(a)(?(1)\u00e9|a)", 0, False),        # in a conditional group
+    (r"(?>ab|c)x(?=d)", 0, True),
+])
+def test_texts_with_other_characters_are_judged_by_needles_where_case_is_exact(
+        pattern: str, flags: int, exact: bool) -> None:
+    rx = re.compile(pattern, flags)
+    text = "\u00e9t\u00e9 zzz"  # not ASCII, holds no needle of any pattern above
+    assert may_match(rx, text, text.lower()) is not exact
