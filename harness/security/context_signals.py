@@ -148,7 +148,7 @@ class TriggerIndex:
     on those few short pieces only, instead of over the whole file."""
 
     def __init__(self, pieces: list[str]) -> None:
-        self.pieces = [p.lower() for p in pieces]
+        self.pieces = [_spaced(p) for p in pieces]
         self.text = "\n".join(self.pieces)
         self._ascii = self.text.isascii()  # most files: skip the other-language triggers at once
         self._hits: dict[str, set[int]] = {}
@@ -165,14 +165,22 @@ class TriggerIndex:
         return hit
 
 
-def triggered(p: Pattern, lowered: str) -> bool:
-    """``p`` can match ``lowered`` at all (one of its trigger substrings occurs)."""
-    return not p.triggers or any(t in lowered for t in p.triggers)
+def _spaced(text: str) -> str:
+    """``text`` lower-cased with each whitespace run one space: where triggers are sought. A
+    test proves each pattern's triggers for such a text (``regex_needles.proves``), so that
+    ``\\s+`` in a pattern may stand for the one space a trigger spells."""
+    return " ".join(text.lower().split())
+
+
+def triggered(p: Pattern, spaced: str) -> bool:
+    """``p`` can match a text at all: one of its trigger substrings occurs in ``spaced``
+    (``_spaced(text)``)."""
+    return not p.triggers or any(t in spaced for t in p.triggers)
 
 
 def hit(p: Pattern, text: str) -> bool:
     """``p`` matches ``text`` (the trigger test first)."""
-    return triggered(p, text.lower()) and bool(p.regex.search(text))
+    return triggered(p, _spaced(text)) and bool(p.regex.search(text))
 
 
 def score(findings: list[Finding]) -> float:
@@ -255,8 +263,8 @@ def capability_exfil(text: str) -> list[Finding]:
     net, src, files = patterns("network_send"), patterns("secret_source"), patterns("secret_file_source")
     out: list[Finding] = []
     for n, raw in logical_lines(text):
-        lowered = raw.lower()
-        m = next((m for p in net if triggered(p, lowered) and (m := p.regex.search(raw))), None)
+        spaced = _spaced(raw)
+        m = next((m for p in net if triggered(p, spaced) and (m := p.regex.search(raw))), None)
         line = regex("credential-use").sub(" ", raw) if m else raw
         if m is None or not any(p.regex.search(line) for p in src) or _cue("negation").search(line[: m.start()][-80:]):
             continue

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -59,6 +60,18 @@ def _product(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[st
     return frozenset(x + y for x in a for y in b)
 
 
+_SINGLE_SPACES = 1 << 20
+"""A flag of the proof only (no ``re`` flag uses the bit): the text's whitespace runs are single
+spaces."""
+_SPACES = frozenset(map(ord, " \t\n\r\f\v"))
+
+
+def _whitespace_only(items: Any) -> bool:
+    """``items`` is one character class of whitespace only (``\\s``, ``[ \\t]``)."""
+    return len(items) == 1 and items[0][0] is _c.IN and all(
+        op is _c.CATEGORY and av is _c.CATEGORY_SPACE or op is _c.LITERAL and av in _SPACES for op, av in items[0][1])
+
+
 def _spelled(op: Any, av: Any, flags: int) -> frozenset[str] | None:
     """Every string the element ``(op, av)`` can match (lower-cased, ASCII), or None when they
     are not few. Zero-width elements match the empty string."""
@@ -80,6 +93,9 @@ def _spelled(op: Any, av: Any, flags: int) -> frozenset[str] | None:
                 return None
             out |= spelled
         return frozenset(out)
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and flags & _SINGLE_SPACES \
+            and _whitespace_only(av[2]):  # a text with single spaces: `\\s+` is one space
+        return frozenset({" "} | ({""} if av[0] == 0 else set()))
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and av[1] <= 3:  # x?, x{2}
         item = _spell_seq(av[2], flags)
         power: frozenset[str] | None = frozenset({""})
@@ -112,50 +128,111 @@ def _best(candidates: list[frozenset[str]]) -> Needles:
     return max(useful, key=_score) if useful else None
 
 
+def _copies(av: Any, flags: int) -> frozenset[str] | None:
+    """The first copies of a repeat that every match holds side by side, spelled out (``[ \\t]{2,}``:
+    two of them), as many as ``MAX_STRINGS`` allows; None when its item is not spelled out."""
+    item = _spell_seq(av[2], flags)
+    copies = item
+    for _ in range(min(av[0], 8) - 1):
+        longer = _product(copies, item)
+        if longer is None:
+            break
+        copies = longer
+    return copies
+
+
+def _nested(op: Any, av: Any, flags: int) -> list[tuple[Any, int]]:
+    """The sequences inside an element that is not spelled out, each with its flags, where every
+    match of the element passes through one of them (all of them but a branch's)."""
+    if op is _c.SUBPATTERN:
+        return [(av[3], (flags | av[1]) & ~av[2])]
+    if op is _c.ATOMIC_GROUP:
+        return [(av, flags)]
+    if op is _c.ASSERT:  # a lookahead or lookbehind: its match is in the text, if not in the match
+        return [(av[1], flags)]
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and av[0] >= 1:
+        return [(av[2], flags)]
+    if op is _c.BRANCH:
+        return [(alt, flags) for alt in av[1]]
+    return []
+
+
 def _needs(op: Any, av: Any, flags: int) -> Needles:
     """Needles of one element that is not spelled out, which must match for the whole to."""
-    if op is _c.SUBPATTERN:
-        return _needs_seq(av[3], (flags | av[1]) & ~av[2])
-    if op is _c.ATOMIC_GROUP:
-        return _needs_seq(av, flags)
-    if op is _c.ASSERT:  # a lookahead or lookbehind: its match is in the text, if not in the match
-        return _needs_seq(av[1], flags)
-    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and av[0] >= 1:
-        return _needs_seq(av[2], flags)
+    nested = _nested(op, av, flags)
     if op is _c.BRANCH:
         out: set[str] = set()
-        for alt in av[1]:
-            found = _needs_seq(alt, flags)
+        for alt, alt_flags in nested:
+            found = _needs_seq(alt, alt_flags)
             if found is None:
                 return None
             out |= found
         return frozenset(out)
-    return None
+    if not nested:
+        return None
+    inner = _needs_seq(*nested[0])
+    copies = _copies(av, flags) if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) else None
+    return _best([c for c in (inner, copies) if c is not None])
 
 
-def _needs_seq(items: Any, flags: int) -> Needles:
-    """The most selective of: each run of consecutive spelled-out elements (concatenated), and
-    what each other element needs. Every element of a sequence is part of every match."""
-    candidates: list[frozenset[str]] = []
+def _parts(items: Any, flags: int) -> Iterator[tuple[frozenset[str] | None, Any, Any]]:
+    """What every match of the sequence ``items`` passes through: each run of consecutive
+    spelled-out elements, concatenated, as ``(strings, None, None)``; each other element, and
+    each lookaround, as ``(None, op, av)``."""
     run: frozenset[str] = frozenset({""})
     for op, av in items:
         spelled = _spelled(op, av, flags)
-        if op is _c.ASSERT and (inner := _needs(op, av, flags)) is not None:
-            candidates.append(inner)  # (zero-width, so also part of the run)
+        if op is _c.ASSERT:
+            yield None, op, av  # (zero-width, so also part of the run)
         if spelled is None:
-            candidates.append(run)
+            yield run, None, None
             run = frozenset({""})
-            inner = _needs(op, av, flags)
-            if inner is not None:
-                candidates.append(inner)
+            yield None, op, av
             continue
         longer = _product(run, spelled)
-        if longer is None:  # too many strings: the run so far is one candidate, a new one starts
-            candidates.append(run)
+        if longer is None:  # too many strings: the run so far is one part, a new one starts
+            yield run, None, None
             longer = spelled
         run = longer
-    candidates.append(run)
-    return _best(candidates)
+    yield run, None, None
+
+
+def _needs_seq(items: Any, flags: int) -> Needles:
+    """The most selective of what each part of the sequence needs (``_parts``): every element of
+    a sequence is part of every match."""
+    found = (run if run is not None else _needs(op, av, flags) for run, op, av in _parts(items, flags))
+    return _best([c for c in found if c is not None])
+
+
+def _covers(strings: frozenset[str], triggers: tuple[str, ...]) -> bool:
+    return "" not in strings and all(any(t in s for t in triggers) for s in strings)
+
+
+def _proves_seq(items: Any, flags: int, triggers: tuple[str, ...]) -> bool:
+    return any(_covers(run, triggers) if run is not None else _proves(op, av, flags, triggers)
+               for run, op, av in _parts(items, flags))
+
+
+def _proves(op: Any, av: Any, flags: int, triggers: tuple[str, ...]) -> bool:
+    nested = _nested(op, av, flags)
+    if op is _c.BRANCH:
+        return all(_proves_seq(alt, alt_flags, triggers) for alt, alt_flags in nested)
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT) and av[0] >= 1:
+        copies = _copies(av, flags)
+        if copies is not None and _covers(copies, triggers):
+            return True
+    return any(_proves_seq(seq, seq_flags, triggers) for seq, seq_flags in nested)
+
+
+def proves(regex: re.Pattern[str], triggers: tuple[str, ...], single_spaces: bool = False) -> bool:
+    """Whether the parse of ``regex`` shows that every match in an ASCII text holds one of the
+    lower-case ``triggers`` (a hand-written pre-filter, as in the rule files' ``triggers:``);
+    with ``single_spaces``, in a text whose whitespace runs are single spaces (where the
+    triggers are sought in the text with its whitespace collapsed). False means not shown: the
+    proof reads runs of spelled-out elements, alternatives and repeats, not everything a regex
+    can say; and an alternative that no ASCII text can match proves nothing about other texts."""
+    flags = regex.flags | (_SINGLE_SPACES if single_spaces else 0)
+    return _proves_seq(_parser.parse(regex.pattern, regex.flags).data, flags, triggers)
 
 
 @cache

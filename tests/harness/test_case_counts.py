@@ -22,4 +22,6 @@ SETS = {"guards": ("shell_commands", "paths", "seed_commands"), "loops": ("loops
 
 def test_no_case_was_lost_when_the_cases_were_filed_by_rule() -> None:
     after = {name: sum(r.ruleid + r.ok for r in rules() if r.section in sets) for name, sets in SETS.items()}
-    assert after == BEFORE
+    # Cases added since count above the floor (2 secret cases of structured-documents, found
+    # when its triggers were proven: tests/harness/test_regex_needles.py).
+    assert all(after[name] >= before for name, before in BEFORE.items()), (after, BEFORE)

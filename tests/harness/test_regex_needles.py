@@ -14,7 +14,7 @@ import yaml
 from harness.security.patterns import load_patterns
 from harness.security.redaction_passes import _STRONG
 from harness.security.redaction_shapes import PATTERN_FILE
-from harness.security.regex_needles import may_match, needles
+from harness.security.regex_needles import may_match, needles, proves
 
 CASES = Path(__file__).resolve().parents[2] / "harness" / "rules" / "cases" / "secrets"
 SECTIONS = {"secrets": re.IGNORECASE, "credential-calls": 0, "structured-documents": 0, "secret-shapes": 0,
@@ -88,3 +88,58 @@ def test_texts_with_other_characters_are_judged_by_needles_where_case_is_exact(
     rx = re.compile(pattern, flags)
     text = "\u00e9t\u00e9 zzz"  # not ASCII, holds no needle of any pattern above
     assert may_match(rx, text, text.lower()) is not exact
+
+
+# Hand-written `triggers:` of the rule files: a text holding none of a rule's triggers is not
+# searched by it, so a trigger that some match lacks loses that match without a sound. Each is
+# proven from the regex's parse, for the text the code seeks triggers in.
+RULES = Path(__file__).resolve().parents[2] / "harness" / "rules"
+_CONTEXT = ("injection", "injection_variants", "signals", "signals_variants", "document", "command_signals",
+            "hidden_channel", "hidden_channel_variants", "exfiltration", "exfiltration_remote", "network_send")
+TRIGGER_SECTIONS: dict[tuple[str, str], tuple[int, bool]] = {
+    # (file, section): (regex flags as loaded, whether triggers are sought with whitespace collapsed)
+    **{("context_scan_patterns.yaml", s): (re.IGNORECASE, True) for s in _CONTEXT},  # context_signals._spaced
+    **{("redaction_patterns.yaml", s): (0, False)
+       for s in ("credential-calls", "structured-documents", "secret-shapes", "syntax-positions")},
+    ("volatile.yaml", "volatile"): (0, False),
+    ("volatile.yaml", "non_clock"): (0, False),
+}
+
+
+def _triggered_rules() -> list[tuple[str, str, str, str, tuple[str, ...]]]:
+    found = []
+    for path in sorted(RULES.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        for section, entries in data.items() if isinstance(data, dict) else ():
+            for e in entries if isinstance(entries, list) else ():
+                if isinstance(e, dict) and e.get("triggers"):
+                    found.append((path.name, section, str(e["id"]), str(e["pattern"]), tuple(e["triggers"])))
+    return found
+
+
+def test_every_rule_with_triggers_is_in_a_proven_section() -> None:
+    rules = _triggered_rules()
+    assert len(rules) > 90  # (the rule files hold them: the proof below means something)
+    assert {(f, s) for f, s, *_ in rules} <= set(TRIGGER_SECTIONS)
+
+
+@pytest.mark.parametrize(("file", "section", "rule", "pattern", "triggers"), _triggered_rules(),
+                         ids=lambda v: v if isinstance(v, str) and len(v) < 40 else "")
+def test_a_rules_triggers_are_in_every_match(file: str, section: str, rule: str, pattern: str,
+                                             triggers: tuple[str, ...]) -> None:
+    flags, spaced = TRIGGER_SECTIONS[(file, section)]
+    assert proves(re.compile(pattern, flags), triggers, single_spaces=spaced), (
+        f"{file} {section} {rule}: a match without any of {triggers} is possible")
+
+
+@pytest.mark.parametrize(("pattern", "triggers", "spaced", "proven"), [
+    (r"\bvalue\s*=\s*\"", ("value",), False, True),
+    (r"\bvalue\s*=\s*\"", ('alue="',), False, False),     # `value = "x"` holds no `alue="`
+    (r"your\s+(?:real|true)\s+task", ("your real", "your true"), False, False),
+    (r"your\s+(?:real|true)\s+task", ("your real", "your true"), True, True),  # single spaces
+    (r"(?:don't|do\s+not)\s+tell|never\s+tell", ("tell",), False, True),     # every alternative
+    (r"(?:don't|do\s+not)\s+tell|never\s+say", ("tell",), False, False),
+    (r"^[ \t]*\w+[ \t]{2,}\S+$", ("  ", " \t", "\t ", "\t\t"), False, True),  # a repeat's first copies
+])
+def test_what_a_trigger_proof_shows(pattern: str, triggers: tuple[str, ...], spaced: bool, proven: bool) -> None:
+    assert proves(re.compile(pattern, re.IGNORECASE), triggers, single_spaces=spaced) is proven
