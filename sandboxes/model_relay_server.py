@@ -119,7 +119,10 @@ def reset(writer):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         except OSError:
             pass
-    writer.transport.abort()
+    try:
+        writer.transport.abort()
+    except RuntimeError:
+        pass  # its event loop closed first (a connection's coroutine finalised at teardown): nothing to reset
 
 
 async def read_request(reader, writer):
