@@ -165,6 +165,7 @@ class TriggerIndex:
         return hit
 
 
+@lru_cache(maxsize=64)  # (``hit`` asks it of one text for pattern after pattern)
 def _spaced(text: str) -> str:
     """``text`` lower-cased with each whitespace run one space: where triggers are sought. A
     test proves each pattern's triggers for such a text (``regex_needles.proves``), so that
