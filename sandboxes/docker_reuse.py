@@ -103,16 +103,25 @@ def ignored_mounts(config: DockerSandboxConfig) -> tuple[str, ...]:
 
 def take_baseline(
     channel: AgentChannel, api: Any, container_id: str, config: DockerSandboxConfig,
-    spare: tuple[int, ...] = (),
+    spare: tuple[int, ...] = (), settled: str | None = None,
 ) -> Baseline | None:
     """Record a fresh container (blocking); None, with the reason logged, when it cannot be
     reused at all (a root that is "/" or holds files in the image, an agent error). ``spare``:
-    the sandbox's own processes started with it (the model relay), kept but not fingerprinted."""
+    the sandbox's own processes started with it (the model relay), kept but not fingerprinted.
+    ``settled``: the Unix socket the container's own service (the witness) listens on once it
+    has started; the baseline waits for it."""
     roots = cleared_roots(config)
     if "/" in roots:
         logger.warning("looplab-docker: workdir or scratch_dirs is '/'; containers are not reused")
         return None
     try:
+        if settled is not None:
+            # The processes kept are those alive now. Taken while the witness was still
+            # starting, they missed the witness (killed at the first reset) or held the
+            # short-lived `ldconfig` its ctypes start runs (gone by the reset, so the
+            # fingerprint differed and the container was never reused). Once it answers, its
+            # start is over. (A sync only drains its queue into the journal, which is ignored.)
+            _ask(channel, "ask", socket=settled, request={"op": "sync"}, wait=_REQUEST_WAIT_S / 2)
         ignored = ignored_mounts(config)
         reply = _ask(channel, "baseline", roots=list(roots), ignored=list(ignored),
                      spare=list(spare))
