@@ -1,4 +1,4 @@
-"""Host side of the in-container command agent (`sandbox_agent.py`): one stream per container.
+"""Host side of the in-container command agent (`agent/`): one stream per container.
 
 A `docker exec` costs a runc process start and several engine round trips (~0.1 s idle, ~0.25 s
 and more with a few samples at once on two cores); a line over an open stream costs a write. So
@@ -29,7 +29,9 @@ from .docker_io import _STDOUT, take_frames
 
 logger = logging.getLogger(__name__)
 
-AGENT_SOURCE = Path(__file__).with_name("sandbox_agent.py")
+AGENT_PACKAGE = Path(__file__).with_name("agent")
+"""The agent's modules (stdlib only): sent over stdin, not baked into the image."""
+AGENT_LOADER = AGENT_PACKAGE / "loader.py"
 # The source travels as the first line on stdin, so `ps` in the sandbox shows a short command.
 _BOOT = (
     "import json,sys;"
@@ -75,6 +77,15 @@ def boot_line(source: Path) -> bytes:
     return json.dumps(source.read_text(encoding="utf-8")).encode("utf-8") + b"\n"
 
 
+def agent_boot_lines() -> bytes:
+    """What the agent's interpreter reads first: the loader's source (``boot_line``), then the
+    agent's other modules as one JSON object {module name: source}, which the loader installs
+    as a package and runs."""
+    sources = {path.stem: path.read_text(encoding="utf-8")
+               for path in sorted(AGENT_PACKAGE.glob("*.py")) if path != AGENT_LOADER}
+    return boot_line(AGENT_LOADER) + json.dumps(sources).encode("utf-8") + b"\n"
+
+
 class ChannelClosedError(ConnectionError):
     """The agent's stream ended (agent killed, container stopped or removed) before a reply."""
 
@@ -110,7 +121,7 @@ class AgentChannel:
         """Start the agent (blocking); raise AgentUnavailableError if it does not come up."""
         channel = cls(api, container_id)
         channel._wrapped, channel._sock = attach_exec(api, container_id, AGENT_ARGV)
-        channel._queue(boot_line(AGENT_SOURCE))
+        channel._queue(agent_boot_lines())
         for target, name in ((channel._read_loop, "reader"), (channel._write_loop, "writer")):
             threading.Thread(target=target, name=f"looplab-agent-{name}", daemon=True).start()
         try:

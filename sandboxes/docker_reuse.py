@@ -55,7 +55,7 @@ class Baseline:
     roots: tuple[dict[str, Any], ...]
     """The agent's record of each root to empty: owner, mode, times, whether it exists."""
     fingerprint: str
-    """Digest of the state `docker diff` does not cover (see `sandbox_agent._fingerprint`)."""
+    """Digest of the state `docker diff` does not cover (see `agent.reuse._fingerprint`)."""
     diff: frozenset[tuple[str, int]]
     """The fresh container's own differences from its image (`docker diff`), plus the roots and
     their parents as changed directories: all a recycled container may show."""

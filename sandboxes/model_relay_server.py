@@ -11,7 +11,7 @@ container's file system; a request costs two lines on a stream that is already o
 
 Started once per container, as root, before the container's reuse baseline is taken, and kept
 across the samples the container serves. Standard library only (the image's own `python3` runs
-it; the source travels as the first line on stdin, as `sandbox_agent.py`'s does), and then one
+it; the source travels as the first line on stdin, as the agent's loader's does), and then one
 line of settings: `{"port": 13131}`.
 
 Lines out:  {"ready": true, "pid", "port"} | {"id", "method", "path", "headers": [[k, v]...],

@@ -25,8 +25,8 @@ from typing import Any
 
 from inspect_ai.util import SandboxEnvironment
 
+from .agent.ask import op_ask
 from .config import WITNESS_DIR
-from .sandbox_agent import op_ask
 
 PROGRAM_IN_IMAGE = "/opt/looplab/witness.py"
 SOCKET_NAME = "witness.sock"
@@ -103,7 +103,7 @@ class WitnessHandle:
     async def _ask_on_host(self, socket_path: str, request: dict[str, Any],
                            since: int | None) -> dict[str, Any]:
         """A witness on this host (``sandbox=local``) is asked from this process, in a thread, by
-        the same code the looplab-docker agent asks with (``sandbox_agent.op_ask``): no
+        the same code the looplab-docker agent asks with (``agent.ask.op_ask``): no
         interpreter started three times a sample (about 0.15 s of CPU each, the largest cost of
         a short local sample)."""
         return await asyncio.to_thread(op_ask, {"socket": socket_path, "request": request,

@@ -2,7 +2,7 @@
 
 Runs as root under the engine's init (``docker run --init``: tini is PID 1 and reaps orphans).
 The container is created with a negative ``oom_score_adj``, which this process and the witness
-keep; the harness's commands raise their own to 1000 (see sandbox_agent.py), so under memory
+keep; the harness's commands raise their own to 1000 (see sandboxes/agent/commands.py), so under memory
 pressure the kernel kills the harness, not these. Standard library only.
 
     python3 /opt/looplab/init.py [--root /workspace] [--dir /var/lib/looplab] [--disk PATH ...]

@@ -42,6 +42,7 @@ def test_the_agent_user_cannot_touch_the_sandbox_or_its_record() -> None:
             "read the journal": "ls /var/lib/looplab",
             "delete a system binary": "rm -f /usr/bin/true",
             "replace the witness": "echo 'print(1)' > /opt/looplab/witness.py",
+            "replace what the witness imports": "echo 'print(1)' > /opt/looplab/journal.py",
             "write outside its places": "touch /etc/forged /opt/forged /root/forged",
         }
         for what, script in attacks.items():

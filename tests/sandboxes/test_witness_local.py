@@ -59,7 +59,7 @@ def test_a_counter_read_by_the_scan_of_a_new_directory_counts_once(tmp_path: Pat
     # by then the first run already appended its line; the counter's creation, queued before
     # the scan, is handled after it. The line was counted twice (3 executions for 2).
     spec = importlib.util.spec_from_file_location(
-        "witness_program", Path(__file__).parents[2] / "sandboxes" / "container" / "witness.py")
+        "witness_journal", Path(__file__).parents[2] / "sandboxes" / "container" / "journal.py")
     assert spec is not None and spec.loader is not None
     program = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(program)
