@@ -6,7 +6,6 @@ per sample segment. What is recorded is listed in witness.py's docstring. Standa
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import hashlib
 import json
@@ -45,7 +44,10 @@ class Track:
 
 
 def _inotify():
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    # The interpreter's own symbols, libc's among them. Not `ctypes.util.find_library("c")`:
+    # it runs `ldconfig -p` (a child process at every start of the witness, caught once in a
+    # reuse baseline as one of the container's own processes).
+    libc = ctypes.CDLL(None, use_errno=True)
     libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
     return libc
 
