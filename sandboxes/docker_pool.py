@@ -19,12 +19,12 @@ from collections import deque
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from .config import WITNESS_DIR, DockerSandboxConfig
+from .config import DockerSandboxConfig
 from .docker_agent import AgentHandle
 from .docker_engine import TRACKED, api_client, create_container, has_witness, remove_container
 from .docker_reuse import Baseline, recycle, reuse_enabled, take_baseline
 from .model_relay import ModelRelay
-from .witness_client import SOCKET_NAME
+from .witness_client import SOCKET_IN_CONTAINER
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def prepare(config: DockerSandboxConfig, task_name: str) -> Prepared:
         baseline = None
         if channel is not None and reuse_enabled(config):
             spare = (relay.pid,) if relay is not None else ()
-            settled = f"{WITNESS_DIR}/{SOCKET_NAME}" if has_witness(config) else None
+            settled = SOCKET_IN_CONTAINER if has_witness(config) else None
             baseline = take_baseline(channel, api_client(), container_id, config, spare, settled)
     except BaseException:
         agent.close()

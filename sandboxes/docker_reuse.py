@@ -117,10 +117,10 @@ def take_baseline(
     try:
         if settled is not None:
             # The processes kept are those alive now. Taken while the witness was still
-            # starting, they missed the witness (killed at the first reset) or held the
-            # short-lived `ldconfig` its ctypes start runs (gone by the reset, so the
-            # fingerprint differed and the container was never reused). Once it answers, its
-            # start is over. (A sync only drains its queue into the journal, which is ignored.)
+            # starting, they could miss the witness (killed at the first reset) or hold a child
+            # of its start that is gone by the reset (it ran `ldconfig` once: the fingerprint
+            # then differed and the container was never reused). Once it answers, its start is
+            # over. (A sync only drains its queue into the journal, which is ignored.)
             _ask(channel, "ask", socket=settled, request={"op": "sync"}, wait=_REQUEST_WAIT_S / 2)
         ignored = ignored_mounts(config)
         reply = _ask(channel, "baseline", roots=list(roots), ignored=list(ignored),

@@ -31,6 +31,8 @@ from .config import WITNESS_DIR
 PROGRAM_IN_IMAGE = "/opt/looplab/witness.py"
 SOCKET_NAME = "witness.sock"
 """The witness's control socket in its directory (sandboxes/container/witness.py)."""
+SOCKET_IN_CONTAINER = f"{WITNESS_DIR}/{SOCKET_NAME}"
+"""Where a container's witness listens (the image's init starts it with ``--dir WITNESS_DIR``)."""
 PROGRAM_ON_HOST = str(Path(__file__).with_name("container") / "witness.py")
 _CTL_TIMEOUT_S = 60
 

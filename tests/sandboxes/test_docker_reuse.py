@@ -174,9 +174,10 @@ def test_background_jobs_of_other_users_are_stopped_and_the_container_reused(
 
 def test_the_baseline_keeps_the_sandbox_own_processes_once_started(namespace: str) -> None:
     # Kept processes are never killed, and each must be found again at every reset (else the
-    # container is not reused). A baseline taken while the witness was starting kept the
-    # `ldconfig` its ctypes start runs, gone by the first reset: a container now and then
-    # thrown away under load. It must hold exactly the init, the main process and the witness.
+    # container is not reused). A baseline taken while the witness was starting could miss it,
+    # or keep a child of its start gone by the first reset (its `ldconfig`, once): a container
+    # now and then thrown away under load. It holds exactly the init, the main process and the
+    # witness.
     async def kept(sandbox: LooplabDockerSandbox) -> list[str]:
         assert sandbox.prepared is not None and sandbox.prepared.baseline is not None
         pids = sandbox.prepared.baseline.keep
